@@ -1,0 +1,83 @@
+"""REST views of the chat: parse, call one service or selector, render."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import status
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from provenance.selectors import context_ids, node_influence
+
+from . import selectors, services
+from .serializers import (
+    ConversationCreateSerializer,
+    ConversationSerializer,
+    InfluenceSerializer,
+    MessageCreateSerializer,
+    MessageSerializer,
+    PostResultSerializer,
+)
+
+
+def serialize_messages(messages) -> list[dict]:
+    messages = list(messages)
+    contexts = context_ids(node_ids=[m.pk for m in messages])
+    return MessageSerializer(messages, many=True, context={"contexts": contexts}).data
+
+
+class ConversationListApi(APIView):
+    @extend_schema(responses=ConversationSerializer(many=True))
+    def get(self, request):
+        conversations = selectors.conversation_list(user=request.user)
+        return Response(ConversationSerializer(conversations, many=True).data)
+
+    @extend_schema(request=ConversationCreateSerializer, responses={201: ConversationSerializer})
+    def post(self, request):
+        data = ConversationCreateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        conversation = services.conversation_create(user=request.user, **data.validated_data)
+        return Response(ConversationSerializer(conversation).data, status=status.HTTP_201_CREATED)
+
+
+class ConversationDetailApi(APIView):
+    @extend_schema(responses=ConversationSerializer)
+    def get(self, request, conversation_id: int):
+        conversation = selectors.conversation_get(user=request.user, conversation_id=conversation_id)
+        return Response(ConversationSerializer(conversation).data)
+
+
+class MessageListApi(APIView):
+    @extend_schema(responses=MessageSerializer(many=True))
+    def get(self, request, conversation_id: int):
+        return Response(serialize_messages(selectors.message_list(user=request.user, conversation_id=conversation_id)))
+
+    @extend_schema(request=MessageCreateSerializer, responses={201: PostResultSerializer})
+    def post(self, request, conversation_id: int):
+        data = MessageCreateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        user_message, reply, context = services.message_post(
+            user=request.user, conversation_id=conversation_id, content=data.validated_data["content"]
+        )
+        contexts = {user_message.pk: [], reply.pk: context}
+        body = {
+            "user_message": MessageSerializer(user_message, context={"contexts": contexts}).data,
+            "reply": MessageSerializer(reply, context={"contexts": contexts}).data,
+        }
+        return Response(body, status=status.HTTP_201_CREATED)
+
+
+class MessageInfluenceApi(APIView):
+    @extend_schema(responses=InfluenceSerializer)
+    def get(self, request, message_id: int):
+        message = selectors.message_get(user=request.user, message_id=message_id)
+        influenced = node_influence(user=request.user, node_id=message.pk)
+        context = context_ids(node_ids=[message.pk])[message.pk]
+        body = {
+            "context": context,
+            "influenced": [{"id": e.id, "depth": e.depth, "path": e.path} for e in influenced],
+            "items": selectors.node_summaries(
+                user=request.user, node_ids=[message.pk, *context, *(e.id for e in influenced)]
+            ),
+        }
+        return Response(body)

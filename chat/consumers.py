@@ -1,0 +1,75 @@
+"""WebSocket chat: ``ws/chat/<conversation_id>/``, frames as in CONTRACT.md."""
+
+from __future__ import annotations
+
+import json
+import logging
+
+from channels.generic.websocket import WebsocketConsumer
+
+from dellm_site.errors import ApplicationError
+
+from . import selectors, services
+from .api import serialize_messages
+
+logger = logging.getLogger(__name__)
+
+CLOSE_UNAUTHENTICATED = 4401
+CLOSE_NOT_FOUND = 4404
+
+
+class ChatConsumer(WebsocketConsumer):
+    """Synchronous on purpose: each token frame is sent as soon as the LLM yields it."""
+
+    def connect(self):
+        self.user = self.scope.get("user")
+        if self.user is None or not self.user.is_authenticated:
+            self.accept()
+            self.send_error("unauthenticated", "Sign in first.")
+            self.close(code=CLOSE_UNAUTHENTICATED)
+            return
+        try:
+            self.conversation = selectors.conversation_get(
+                user=self.user, conversation_id=self.scope["url_route"]["kwargs"]["conversation_id"]
+            )
+        except ApplicationError as exc:
+            self.accept()
+            self.send_error(exc.code, exc.detail)
+            self.close(code=CLOSE_NOT_FOUND)
+            return
+        self.accept()
+
+    def send_json(self, payload: dict) -> None:
+        self.send(text_data=json.dumps(payload, default=str))
+
+    def send_error(self, code: str, detail: str) -> None:
+        self.send_json({"type": "error", "code": code, "detail": detail})
+
+    def receive(self, text_data=None, bytes_data=None):
+        try:
+            frame = json.loads(text_data) if text_data is not None else None
+        except (TypeError, ValueError):
+            self.send_error("malformed_frame", "Frames must be JSON objects.")
+            return
+        if not isinstance(frame, dict):
+            self.send_error("malformed_frame", "Frames must be JSON objects.")
+            return
+        if frame.get("type") != "message":
+            self.send_error("unknown_type", f"Unknown frame type {frame.get('type')!r}; send type 'message'.")
+            return
+        try:
+            for event in services.message_post_stream(
+                user=self.user, conversation_id=self.conversation.pk, content=frame.get("content")
+            ):
+                if event.type == "token":
+                    self.send_json({"type": "token", "delta": event.delta})
+                else:
+                    message = serialize_messages([event.message])[0]
+                    if event.type == "reply":
+                        message["context"] = event.context
+                    self.send_json({"type": event.type, "message": message})
+        except ApplicationError as exc:
+            self.send_error(exc.code, exc.detail)
+        except Exception:  # never leave the client waiting without a frame
+            logger.exception("chat frame failed")
+            self.send_error("server_error", "Something went wrong while answering; please try again.")

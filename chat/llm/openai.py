@@ -1,0 +1,36 @@
+"""Any OpenAI-compatible chat-completions server, through the official client, streaming."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import openai
+
+from .base import LLM, LLMError, Prompt
+
+
+class OpenAILLM(LLM):
+    def __init__(self, model: str, api_key: str, base_url: str | None = None, timeout: float = 60.0, max_retries: int = 2):
+        self.model = model
+        self.name = f"openai:{model}"
+        self._client = openai.OpenAI(
+            api_key=api_key or "missing", base_url=base_url, timeout=timeout, max_retries=max_retries
+        )
+
+    def stream(self, prompt: Prompt) -> Iterator[str]:
+        try:
+            stream = self._client.chat.completions.create(
+                model=self.model, messages=prompt.to_messages(), stream=True
+            )
+            for chunk in stream:
+                for choice in chunk.choices:
+                    if choice.delta and choice.delta.content:
+                        yield choice.delta.content
+        except openai.APITimeoutError as exc:
+            raise LLMError("The language model did not answer in time.") from exc
+        except openai.AuthenticationError as exc:
+            raise LLMError("The language model refused the API key (check OPENAI_API_KEY).") from exc
+        except openai.APIConnectionError as exc:
+            raise LLMError("Could not reach the language model (check OPENAI_BASE_URL).") from exc
+        except openai.APIStatusError as exc:
+            raise LLMError(f"The language model returned an error ({exc.status_code}).") from exc

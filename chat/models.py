@@ -1,0 +1,54 @@
+"""Conversations and messages. A Message is a Node, so it shares the provenance id space."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+from memory.models import Node, NodeKind, NodeQuerySet
+
+
+class ConversationQuerySet(models.QuerySet):
+    def for_user(self, user) -> "ConversationQuerySet":
+        return self.filter(owner=user)
+
+
+class Conversation(models.Model):
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="conversations")
+    title = models.CharField(max_length=200, blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = ConversationQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-updated_at", "-id"]
+        indexes = [models.Index(fields=["owner", "-updated_at"])]
+
+    def __str__(self) -> str:
+        return self.title or f"Conversation {self.pk}"
+
+
+class Role(models.TextChoices):
+    USER = "user", "User"
+    ASSISTANT = "assistant", "Assistant"
+
+
+class MessageQuerySet(NodeQuerySet):
+    pass
+
+
+class Message(Node):
+    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="messages")
+    role = models.CharField(max_length=16, choices=Role.choices)
+
+    objects = MessageQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["node_ptr_id"]
+
+    def save(self, *args, **kwargs):
+        self.kind = NodeKind.MESSAGE
+        if not self.owner_id:
+            self.owner_id = self.conversation.owner_id
+        super().save(*args, **kwargs)

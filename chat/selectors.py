@@ -1,0 +1,57 @@
+"""Reads over conversations and messages, always scoped to their owner."""
+
+from __future__ import annotations
+
+from django.db.models import QuerySet
+
+from dellm_site.errors import NotFound
+
+from .models import Conversation, Message
+
+
+def conversation_list(*, user) -> QuerySet[Conversation]:
+    """The user's conversations, most recently active first."""
+    return Conversation.objects.for_user(user)
+
+
+def conversation_get(*, user, conversation_id) -> Conversation:
+    """One of the user's conversations; anyone else's, or a missing one, is a 404."""
+    try:
+        return Conversation.objects.for_user(user).get(pk=int(conversation_id))
+    except (Conversation.DoesNotExist, TypeError, ValueError):
+        raise NotFound("Conversation not found.") from None
+
+
+def message_list(*, user, conversation_id) -> QuerySet[Message]:
+    """The messages of one of the user's conversations, oldest first."""
+    conversation = conversation_get(user=user, conversation_id=conversation_id)
+    return Message.objects.filter(conversation=conversation, owner=user).order_by("node_ptr_id")
+
+
+def message_get(*, user, message_id) -> Message:
+    """One of the user's messages; anyone else's, or a missing one, is a 404."""
+    try:
+        return Message.objects.for_user(user).get(pk=int(message_id))
+    except (Message.DoesNotExist, TypeError, ValueError):
+        raise NotFound("Message not found.") from None
+
+
+EXCERPT_LENGTH = 140
+
+
+def node_summaries(*, user, node_ids) -> dict[str, dict]:
+    """Short descriptions of the user's nodes (kind, role, conversation, excerpt), keyed by id."""
+    from memory.models import Node
+
+    nodes = Node.objects.for_user(user).filter(pk__in=set(node_ids)).select_related("message")
+    out = {}
+    for node in nodes:
+        message = getattr(node, "message", None)
+        text = node.content if len(node.content) <= EXCERPT_LENGTH else node.content[: EXCERPT_LENGTH - 1] + "…"
+        out[str(node.pk)] = {
+            "kind": node.kind,
+            "role": message.role if message else None,
+            "conversation": message.conversation_id if message else None,
+            "excerpt": text,
+        }
+    return out

@@ -1,0 +1,55 @@
+"""JSON shapes of the chat API (CONTRACT.md)."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from .models import Conversation, Message
+
+
+class ConversationSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Conversation
+        fields = ["id", "title", "created_at"]
+        read_only_fields = ["id", "created_at"]
+
+
+class ConversationCreateSerializer(serializers.Serializer):
+    title = serializers.CharField(required=False, allow_blank=True, max_length=200, default="")
+
+
+class MessageSerializer(serializers.ModelSerializer):
+    id = serializers.IntegerField(source="pk", read_only=True)
+    conversation = serializers.IntegerField(source="conversation_id", read_only=True)
+    context = serializers.SerializerMethodField(help_text="Ids of the stored items given to the LLM for this message.")
+
+    class Meta:
+        model = Message
+        fields = ["id", "conversation", "role", "content", "created_at", "context"]
+
+    def get_context(self, obj) -> list[int]:
+        return self.context.get("contexts", {}).get(obj.pk, [])
+
+
+class MessageCreateSerializer(serializers.Serializer):
+    # Length and emptiness are checked by the service, so REST and websocket give the same errors.
+    content = serializers.CharField(allow_blank=True, trim_whitespace=False)
+
+
+class PostResultSerializer(serializers.Serializer):
+    user_message = MessageSerializer()
+    reply = MessageSerializer()
+
+
+class InfluencedSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    depth = serializers.IntegerField()
+    path = serializers.ListField(child=serializers.IntegerField())
+
+
+class InfluenceSerializer(serializers.Serializer):
+    context = serializers.ListField(child=serializers.IntegerField())
+    influenced = InfluencedSerializer(many=True)
+    items = serializers.DictField(
+        child=serializers.DictField(), help_text="For every id above: kind, role, conversation and an excerpt."
+    )

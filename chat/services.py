@@ -1,0 +1,135 @@
+"""Writes of the chat: post a message (build context -> stream reply -> record provenance)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from dellm_site.errors import ApplicationError
+from memory.embeddings import get_embedder
+from memory.models import Node
+from memory.selectors import ScoredNode, context_retrieve
+from memory.tasks import embed_node
+from provenance.services import edges_record
+
+from .llm.base import Prompt, get_llm
+from .models import Conversation, Message, Role
+from .selectors import conversation_get
+
+TITLE_LENGTH = 60
+
+
+@dataclass
+class ChatEvent:
+    """One step of a reply: ``user_message``, then ``token`` repeatedly, then ``reply``."""
+
+    type: str
+    message: Message | None = None
+    delta: str = ""
+    context: list[int] = field(default_factory=list)
+    scores: dict[int, float] = field(default_factory=dict)
+
+
+def message_validate(*, content) -> str:
+    """The message text, stripped; empty, non-text or over-long messages are refused."""
+    if not isinstance(content, str):
+        raise ApplicationError("content must be a string.", code="invalid")
+    content = content.strip()
+    if not content:
+        raise ApplicationError("The message is empty.", code="empty_message")
+    limit = settings.DELLM_MAX_MESSAGE_CHARS
+    if len(content) > limit:
+        raise ApplicationError(
+            f"The message is {len(content)} characters long; the limit is {limit}.", code="message_too_long"
+        )
+    return content
+
+
+@transaction.atomic
+def conversation_create(*, user, title: str = "") -> Conversation:
+    """Start a new conversation for the user."""
+    title = (title or "").strip()
+    if len(title) > 200:
+        raise ApplicationError("The title is longer than 200 characters.", code="invalid")
+    return Conversation.objects.create(owner=user, title=title)
+
+
+def _enqueue_embedding(node_id: int) -> None:
+    transaction.on_commit(lambda: embed_node.delay(node_id))
+
+
+@transaction.atomic
+def _user_message_store(*, user, conversation: Conversation, content: str) -> Message:
+    message = Message.objects.create(conversation=conversation, owner=user, role=Role.USER, content=content)
+    if not conversation.title:
+        conversation.title = content[:TITLE_LENGTH]
+    conversation.updated_at = timezone.now()
+    conversation.save(update_fields=["title", "updated_at"])
+    _enqueue_embedding(message.pk)
+    return message
+
+
+@transaction.atomic
+def _reply_store(*, user, conversation: Conversation, content: str, context_ids: list[int]) -> Message:
+    # Lock the context so a concurrent deletion either happens before (we refuse to save a
+    # reply built from deleted items) or waits until the reply and its edges exist (and taints it).
+    alive = set(Node.objects.select_for_update().filter(pk__in=context_ids, owner=user).values_list("pk", flat=True))
+    if alive != set(context_ids):
+        raise ApplicationError(
+            "An item this reply was built from was deleted while it was being written; the reply was discarded.",
+            code="context_deleted",
+            status=409,
+        )
+    reply = Message.objects.create(conversation=conversation, owner=user, role=Role.ASSISTANT, content=content)
+    edges_record(context_ids=context_ids, dst_id=reply.pk)
+    Conversation.objects.filter(pk=conversation.pk).update(updated_at=timezone.now())
+    _enqueue_embedding(reply.pk)
+    return reply
+
+
+def context_build(*, user, content: str, exclude_ids: set[int]) -> list[ScoredNode]:
+    """context(m) minus the user message itself: the user's most similar stored items."""
+    query_vector = get_embedder().embed_one(content)
+    return context_retrieve(user=user, query_vector=query_vector, exclude_ids=exclude_ids)
+
+
+def message_post_stream(*, user, conversation_id, content) -> Iterator[ChatEvent]:
+    """Post a user message and stream the reply. Stores the user message first, retrieves the
+    context, streams the LLM's answer, then stores the reply and one edge from every context
+    item (the user message included) in one transaction."""
+    content = message_validate(content=content)
+    conversation = conversation_get(user=user, conversation_id=conversation_id)
+    user_message = _user_message_store(user=user, conversation=conversation, content=content)
+    yield ChatEvent(type="user_message", message=user_message)
+
+    retrieved = context_build(user=user, content=content, exclude_ids={user_message.pk})
+    prompt = Prompt(question=content, context=[item.node.content for item in retrieved])
+    pieces: list[str] = []
+    for delta in get_llm().stream(prompt):
+        pieces.append(delta)
+        yield ChatEvent(type="token", delta=delta)
+
+    context_ids = [user_message.pk, *(item.node.pk for item in retrieved)]
+    reply = _reply_store(user=user, conversation=conversation, content="".join(pieces).strip(), context_ids=context_ids)
+    yield ChatEvent(
+        type="reply",
+        message=reply,
+        context=context_ids,
+        scores={item.node.pk: round(item.score, 4) for item in retrieved},
+    )
+
+
+def message_post(*, user, conversation_id, content) -> tuple[Message, Message, list[int]]:
+    """Post a message and wait for the whole reply: returns (user_message, reply, context ids)."""
+    user_message = reply = None
+    context: list[int] = []
+    for event in message_post_stream(user=user, conversation_id=conversation_id, content=content):
+        if event.type == "user_message":
+            user_message = event.message
+        elif event.type == "reply":
+            reply, context = event.message, event.context
+    return user_message, reply, context

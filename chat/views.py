@@ -1,0 +1,46 @@
+"""Server-rendered chat pages; the websocket and influence panel are driven by static/js/chat.js."""
+
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from dellm_site.errors import NotFound
+
+from . import selectors, services
+from .api import serialize_messages
+
+
+@login_required
+def home(request):
+    latest = selectors.conversation_list(user=request.user).first()
+    if latest is None:
+        return render(request, "chat/chat.html", {"conversations": [], "conversation": None, "messages": []})
+    return redirect("chat:conversation", conversation_id=latest.pk)
+
+
+@login_required
+@require_POST
+def conversation_new(request):
+    conversation = services.conversation_create(user=request.user)
+    return redirect("chat:conversation", conversation_id=conversation.pk)
+
+
+@login_required
+def conversation_page(request, conversation_id: int):
+    try:
+        conversation = selectors.conversation_get(user=request.user, conversation_id=conversation_id)
+    except NotFound:
+        raise Http404("Conversation not found.") from None
+    messages = serialize_messages(selectors.message_list(user=request.user, conversation_id=conversation.pk))
+    return render(
+        request,
+        "chat/chat.html",
+        {
+            "conversations": selectors.conversation_list(user=request.user),
+            "conversation": conversation,
+            "messages": messages,
+        },
+    )

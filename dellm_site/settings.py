@@ -1,0 +1,204 @@
+"""DeLLM settings: one module, driven by environment variables (see README "Configuration")."""
+
+from pathlib import Path
+
+import environ
+from django.core.exceptions import ImproperlyConfigured
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+env = environ.Env()
+environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
+
+# --- Core -------------------------------------------------------------------------------
+DEBUG = env.bool("DJANGO_DEBUG", default=True)
+SECRET_KEY = env("SECRET_KEY", default="")
+if not SECRET_KEY:
+    if not DEBUG:
+        raise ImproperlyConfigured(
+            "SECRET_KEY is not set. Production mode (DJANGO_DEBUG=0) needs a long random "
+            "SECRET_KEY environment variable, e.g. SECRET_KEY=$(python -c 'import secrets; "
+            "print(secrets.token_urlsafe(50))')."
+        )
+    SECRET_KEY = "dev-only-insecure-key-do-not-use-in-production"
+ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "[::1]", "testserver"])
+CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
+DATA_DIR = Path(env("DELLM_DATA_DIR", default=str(BASE_DIR / ".data")))
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "drf_spectacular",
+    "channels",
+    "memory",
+    "provenance",
+    "chat",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "dellm_site.urls"
+WSGI_APPLICATION = None
+ASGI_APPLICATION = "dellm_site.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- Database: PostgreSQL + pgvector always; embedded server when DATABASE_URL is unset --
+if env("DATABASE_URL", default=""):
+    DATABASES = {"default": env.db("DATABASE_URL")}
+    EMBEDDED_DATABASE = False
+else:
+    from dellm_site import embedded_db
+
+    DATABASES = {"default": embedded_db.start(DATA_DIR / "pg")}
+    embedded_db.ensure_database(DATABASES["default"])
+    EMBEDDED_DATABASE = True
+DATABASES["default"].setdefault("TEST", {})["NAME"] = env("DELLM_TEST_DB_NAME", default="test_dellm")
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# --- Auth -------------------------------------------------------------------------------
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator", "OPTIONS": {"min_length": 8}},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+]
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "chat:home"
+LOGOUT_REDIRECT_URL = "login"
+
+# --- Internationalisation ---------------------------------------------------------------
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+# --- Static files (served by the app through WhiteNoise) --------------------------------
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = BASE_DIR / "staticfiles"
+
+# --- Redis: channel layer and Celery broker; in-memory / in-process without REDIS_URL ---
+REDIS_URL = env("REDIS_URL", default="")
+if REDIS_URL:
+    CHANNEL_LAYERS = {"default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [REDIS_URL]}}}
+    CELERY_BROKER_URL = REDIS_URL
+    CELERY_TASK_ALWAYS_EAGER = False
+else:
+    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    CELERY_BROKER_URL = "memory://"
+    CELERY_TASK_ALWAYS_EAGER = True
+CELERY_TASK_EAGER_PROPAGATES = True
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+
+# --- REST API ---------------------------------------------------------------------------
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.SessionAuthentication",
+        "rest_framework.authentication.TokenAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "dellm_site.errors.api_exception_handler",
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "DeLLM API",
+    "DESCRIPTION": "Chat with a long-term memory that can be faithfully deleted.",
+    "VERSION": "0.1.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+}
+
+# --- DeLLM: LLM and embedding backends ({"BACKEND", "OPTIONS"}) -------------------------
+OPENAI_API_KEY = env("OPENAI_API_KEY", default="")
+OPENAI_BASE_URL = env("OPENAI_BASE_URL", default="") or None
+_llm = env("DELLM_LLM", default="openai" if OPENAI_API_KEY else "local")
+DELLM_LLM = {
+    "local": {"BACKEND": "chat.llm.local.LocalLLM", "OPTIONS": {"token_delay": env.float("DELLM_TOKEN_DELAY", default=0.0)}},
+    "openai": {
+        "BACKEND": "chat.llm.openai.OpenAILLM",
+        "OPTIONS": {
+            "model": env("DELLM_LLM_MODEL", default="gpt-4o-mini"),
+            "api_key": OPENAI_API_KEY,
+            "base_url": OPENAI_BASE_URL,
+            "timeout": env.float("DELLM_LLM_TIMEOUT", default=60.0),
+        },
+    },
+}.get(_llm)
+if DELLM_LLM is None:
+    raise ImproperlyConfigured(f"DELLM_LLM={_llm!r} is not a backend; use 'local' or 'openai'.")
+_embedder = env("DELLM_EMBEDDER", default="local")
+DELLM_EMBEDDER = {
+    "local": {"BACKEND": "memory.embeddings.LocalEmbedder", "OPTIONS": {"dimensions": 384}},
+    "openai": {
+        "BACKEND": "memory.embeddings.OpenAIEmbedder",
+        "OPTIONS": {
+            "model": env("DELLM_EMBEDDING_MODEL", default="text-embedding-3-small"),
+            "dimensions": 1536,
+            "api_key": OPENAI_API_KEY,
+            "base_url": OPENAI_BASE_URL,
+            "timeout": env.float("DELLM_LLM_TIMEOUT", default=60.0),
+        },
+    },
+}.get(_embedder)
+if DELLM_EMBEDDER is None:
+    raise ImproperlyConfigured(f"DELLM_EMBEDDER={_embedder!r} is not a backend; use 'local' or 'openai'.")
+# The vector column's width is fixed when the tables are created; it follows the embedder.
+DELLM_EMBEDDING_DIMENSIONS = DELLM_EMBEDDER["OPTIONS"]["dimensions"]
+
+# --- DeLLM: context construction (the paper's defaults) ---------------------------------
+DELLM_CONTEXT_TOP_K = env.int("DELLM_CONTEXT_TOP_K", default=5)
+DELLM_CONTEXT_MIN_SIMILARITY = env.float("DELLM_CONTEXT_MIN_SIMILARITY", default=0.25)
+# Longest accepted chat message, in characters; longer ones are refused with a 400 / error frame.
+DELLM_MAX_MESSAGE_CHARS = env.int("DELLM_MAX_MESSAGE_CHARS", default=8000)
+
+# --- Logging ----------------------------------------------------------------------------
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": env("LOG_LEVEL", default="INFO")},
+    "loggers": {"pgserver": {"level": "WARNING"}, "httpx": {"level": "WARNING"}},
+}
+
+# --- Production hardening (DJANGO_DEBUG=0) ----------------------------------------------
+if not DEBUG:
+    SESSION_COOKIE_SECURE = env.bool("SESSION_COOKIE_SECURE", default=True)
+    CSRF_COOKIE_SECURE = env.bool("CSRF_COOKIE_SECURE", default=True)
+    SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=False)
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=0)
+    STORAGES = {
+        "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+        "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+    }

@@ -1,0 +1,27 @@
+from django.contrib import admin
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView
+
+from chat import api as chat_api
+from chat import views as chat_views
+from dellm_site import views as site_views
+
+api_patterns = [
+    path("auth/token/", site_views.TokenObtainApi.as_view(), name="token"),
+    path("conversations/", chat_api.ConversationListApi.as_view(), name="conversations"),
+    path("conversations/<int:conversation_id>/", chat_api.ConversationDetailApi.as_view(), name="conversation"),
+    path("conversations/<int:conversation_id>/messages/", chat_api.MessageListApi.as_view(), name="messages"),
+    path("messages/<int:message_id>/influence/", chat_api.MessageInfluenceApi.as_view(), name="influence"),
+    path("schema/", SpectacularAPIView.as_view(), name="schema"),
+]
+
+urlpatterns = [
+    path("admin/", admin.site.urls),
+    path("api/", include((api_patterns, "api"))),
+    path("accounts/signup/", site_views.signup, name="signup"),
+    path("accounts/", include("django.contrib.auth.urls")),
+    path("healthz", site_views.healthz, name="healthz"),
+    path("", include("chat.urls")),
+]
+
+handler404 = "dellm_site.views.not_found"

@@ -1,0 +1,93 @@
+"""Reads over the graph G, in the paper's words.
+
+- ``context(m)``: the sources of the edges into m (what the LLM was given for m).
+- ``Dep(M)``: M and every node reachable from M along edges, found by one recursive query over
+  the edge table; the shortest explaining path of each member is then found by a breadth-first
+  walk over the edges *inside* Dep(M) only (one more query), never the user's whole graph.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict, deque
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from django.db import connection
+
+from .models import Edge
+
+_DEP_SQL = """
+WITH RECURSIVE dep(id) AS (
+    SELECT n.id FROM memory_node n WHERE n.id = ANY(%(seeds)s) AND n.owner_id = %(owner)s
+  UNION
+    SELECT e.dst_id FROM provenance_edge e JOIN dep ON e.src_id = dep.id
+)
+SELECT dep.id FROM dep JOIN memory_node n ON n.id = dep.id WHERE n.owner_id = %(owner)s
+"""
+
+_EDGES_WITHIN_SQL = """
+SELECT e.src_id, e.dst_id FROM provenance_edge e
+WHERE e.src_id = ANY(%(ids)s) AND e.dst_id = ANY(%(ids)s)
+ORDER BY e.src_id, e.dst_id
+"""
+
+
+@dataclass(frozen=True)
+class DepEntry:
+    id: int
+    depth: int
+    path: list[int]  # from a seed to this node, seed first
+
+
+def context_ids(*, node_ids: Iterable[int]) -> dict[int, list[int]]:
+    """context(m) for each m, as ordered lists of node ids (empty for nodes with no context)."""
+    ids = list(node_ids)
+    out: dict[int, list[int]] = {i: [] for i in ids}
+    for src_id, dst_id in Edge.objects.filter(dst_id__in=ids).order_by("pk").values_list("src_id", "dst_id"):
+        out[dst_id].append(src_id)
+    return out
+
+
+def dep_ids(*, user, seeds: Iterable[int]) -> set[int]:
+    """Dep(M): the seeds the user owns and every node reachable from them."""
+    seeds = list({int(s) for s in seeds})
+    if not seeds:
+        return set()
+    with connection.cursor() as cursor:
+        cursor.execute(_DEP_SQL, {"seeds": seeds, "owner": user.pk})
+        return {row[0] for row in cursor.fetchall()}
+
+
+def dep_explained(*, user, seeds: Iterable[int], max_depth: int | None = None) -> dict[int, DepEntry]:
+    """Dep(M) with, for each member, its distance from M and one shortest path from a seed.
+    With ``max_depth`` = k, only members within k edges of a seed are returned."""
+    seeds = {int(s) for s in seeds}
+    members = dep_ids(user=user, seeds=seeds)
+    if not members:
+        return {}
+    children: dict[int, list[int]] = defaultdict(list)
+    with connection.cursor() as cursor:
+        cursor.execute(_EDGES_WITHIN_SQL, {"ids": list(members)})
+        for src_id, dst_id in cursor.fetchall():
+            children[src_id].append(dst_id)
+    found: dict[int, DepEntry] = {}
+    queue: deque[int] = deque()
+    for seed in sorted(seeds & members):
+        found[seed] = DepEntry(id=seed, depth=0, path=[seed])
+        queue.append(seed)
+    while queue:
+        current = found[queue.popleft()]
+        if max_depth is not None and current.depth >= max_depth:
+            continue
+        for child in children[current.id]:
+            if child not in found:
+                found[child] = DepEntry(id=child, depth=current.depth + 1, path=[*current.path, child])
+                queue.append(child)
+    return found
+
+
+def node_influence(*, user, node_id: int) -> list[DepEntry]:
+    """Every node that ``node_id`` influenced, directly or through others (Dep minus itself),
+    nearest first, each with the shortest path from ``node_id``."""
+    entries = dep_explained(user=user, seeds=[node_id])
+    return sorted((e for e in entries.values() if e.id != node_id), key=lambda e: (e.depth, e.id))

@@ -1,0 +1,171 @@
+// DeLLM chat page: websocket streaming and the influence panel.
+(function () {
+  "use strict";
+  const idNode = document.getElementById("conversation-id");
+  if (!idNode) return;
+  const conversationId = JSON.parse(idNode.textContent);
+  const list = document.getElementById("messages");
+  const form = document.getElementById("composer");
+  const input = document.getElementById("composer-input");
+  const sendButton = document.getElementById("send");
+  const statusLine = document.getElementById("status");
+  const panel = document.getElementById("influence");
+  let socket = null;
+  let pending = null; // the assistant bubble being streamed
+
+  function setStatus(text, isError) {
+    statusLine.textContent = text || "";
+    statusLine.classList.toggle("error", Boolean(isError));
+  }
+
+  function bubble(message, streaming) {
+    const hint = document.getElementById("empty-hint");
+    if (hint) hint.remove();
+    const article = document.createElement("article");
+    article.className = "message " + (message ? message.role : "assistant") + (streaming ? " streaming" : "");
+    article.tabIndex = 0;
+    const meta = document.createElement("div");
+    meta.className = "meta";
+    const content = document.createElement("div");
+    content.className = "content";
+    article.append(meta, content);
+    if (message) fill(article, message);
+    else meta.innerHTML = '<span class="role">Assistant</span> <span class="typing">writing…</span>';
+    list.appendChild(article);
+    list.scrollTop = list.scrollHeight;
+    return article;
+  }
+
+  function fill(article, message) {
+    article.dataset.id = message.id;
+    article.classList.remove("streaming");
+    const meta = article.querySelector(".meta");
+    meta.textContent = "";
+    const role = document.createElement("span");
+    role.className = "role";
+    role.textContent = message.role === "user" ? "You" : "Assistant";
+    const mid = document.createElement("span");
+    mid.className = "mid";
+    mid.textContent = "#" + message.id;
+    meta.append(role, " ", mid);
+    if (message.role === "assistant") {
+      const used = document.createElement("span");
+      used.className = "used";
+      const n = Math.max(0, (message.context || []).length - 1);
+      used.textContent = "used " + n + " stored item" + (n === 1 ? "" : "s");
+      meta.append(" ", used);
+    }
+    article.querySelector(".content").textContent = message.content;
+  }
+
+  function connect() {
+    const scheme = location.protocol === "https:" ? "wss" : "ws";
+    socket = new WebSocket(scheme + "://" + location.host + "/ws/chat/" + conversationId + "/");
+    socket.addEventListener("open", () => { sendButton.disabled = false; setStatus(""); });
+    socket.addEventListener("close", () => {
+      sendButton.disabled = true;
+      setStatus("Disconnected; reconnecting…", true);
+      setTimeout(connect, 1500);
+    });
+    socket.addEventListener("message", (event) => {
+      const frame = JSON.parse(event.data);
+      if (frame.type === "user_message") {
+        bubble(frame.message, false);
+        pending = bubble(null, true);
+      } else if (frame.type === "token") {
+        if (!pending) pending = bubble(null, true);
+        pending.querySelector(".content").textContent += frame.delta;
+        list.scrollTop = list.scrollHeight;
+      } else if (frame.type === "reply") {
+        if (!pending) pending = bubble(null, true);
+        fill(pending, frame.message);
+        pending = null;
+        sendButton.disabled = false;
+        setStatus("");
+      } else if (frame.type === "error") {
+        if (pending) { pending.remove(); pending = null; }
+        sendButton.disabled = false;
+        setStatus(frame.detail || "Something went wrong.", true);
+      }
+    });
+  }
+
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const content = input.value.trim();
+    if (!content) { setStatus("Type a message first.", true); return; }
+    if (!socket || socket.readyState !== WebSocket.OPEN) { setStatus("Not connected yet; try again in a moment.", true); return; }
+    socket.send(JSON.stringify({ type: "message", content: content }));
+    input.value = "";
+    sendButton.disabled = true;
+    setStatus("Thinking…");
+  });
+  input.addEventListener("keydown", (event) => {
+    if (event.key === "Enter" && !event.shiftKey) { event.preventDefault(); form.requestSubmit(); }
+  });
+
+  // Influence panel: what a message was built from, and everything it influenced.
+  function itemLine(id, items, extra) {
+    const li = document.createElement("li");
+    const info = items[id] || {};
+    const label = document.createElement("a");
+    label.href = info.conversation ? "/c/" + info.conversation + "/#m" + id : "#";
+    label.textContent = "#" + id + " " + (info.role || info.kind || "");
+    const excerpt = document.createElement("span");
+    excerpt.className = "excerpt";
+    excerpt.textContent = info.excerpt || "";
+    li.append(label, " ", excerpt);
+    if (extra) li.append(extra);
+    return li;
+  }
+
+  async function showInfluence(article) {
+    const id = article.dataset.id;
+    if (!id) return;
+    document.querySelectorAll(".message.selected").forEach((m) => m.classList.remove("selected"));
+    article.classList.add("selected");
+    document.getElementById("influence-title").textContent = "#" + id;
+    const body = document.getElementById("influence-body");
+    body.textContent = "Loading…";
+    panel.hidden = false;
+    const response = await fetch("/api/messages/" + id + "/influence/", { headers: { Accept: "application/json" } });
+    const data = await response.json();
+    body.textContent = "";
+    if (!response.ok) { body.textContent = data.detail || "Could not load."; return; }
+    const items = data.items || {};
+    const ctxTitle = document.createElement("h3");
+    ctxTitle.textContent = "Built from (" + data.context.length + ")";
+    const ctx = document.createElement("ul");
+    ctx.className = "context-list";
+    data.context.forEach((cid) => ctx.appendChild(itemLine(cid, items)));
+    if (!data.context.length) ctx.innerHTML = '<li class="muted">Nothing: this message was written by you.</li>';
+    const infTitle = document.createElement("h3");
+    infTitle.textContent = "Influenced (" + data.influenced.length + ")";
+    const inf = document.createElement("ul");
+    inf.className = "influenced-list";
+    data.influenced.forEach((entry) => {
+      const path = document.createElement("div");
+      path.className = "path";
+      path.textContent = (entry.depth === 1 ? "directly" : "depth " + entry.depth) + ": " + entry.path.map((p) => "#" + p).join(" → ");
+      inf.appendChild(itemLine(entry.id, items, path));
+    });
+    if (!data.influenced.length) inf.innerHTML = '<li class="muted">No later message used it.</li>';
+    body.append(ctxTitle, ctx, infTitle, inf);
+    document.querySelectorAll(".message.influenced").forEach((m) => m.classList.remove("influenced"));
+    data.influenced.forEach((entry) => {
+      const el = list.querySelector('.message[data-id="' + entry.id + '"]');
+      if (el) el.classList.add("influenced");
+    });
+  }
+
+  list.addEventListener("click", (event) => {
+    const article = event.target.closest(".message");
+    if (article) showInfluence(article);
+  });
+  document.getElementById("influence-close").addEventListener("click", () => {
+    panel.hidden = true;
+    document.querySelectorAll(".message.selected, .message.influenced").forEach((m) => m.classList.remove("selected", "influenced"));
+  });
+  sendButton.disabled = true;
+  connect();
+})();
