@@ -1,0 +1,53 @@
+# DeLLM: `make run` serves the app, `make test` runs the whole suite.
+SHELL := /bin/bash
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+PY := $(VENV)/bin/python
+PORT ?= 8000
+HOST ?= 127.0.0.1
+export XDG_RUNTIME_DIR ?= /tmp
+
+.PHONY: run test install install-test migrate eval bench services browser clean-data help
+
+help:
+	@echo "make run   - install, migrate and serve DeLLM at http://$(HOST):$(PORT)"
+	@echo "make test  - install test tools (Chromium too) and run the whole suite"
+
+$(VENV)/.installed: requirements.txt constraints.txt scripts/build_pgvector.sh
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements.txt -c constraints.txt
+	scripts/build_pgvector.sh $(PY)
+	touch $@
+
+$(VENV)/.installed-test: $(VENV)/.installed requirements-test.txt
+	$(PY) -m pip install --quiet -r requirements-test.txt -c constraints.txt
+	touch $@
+
+install: $(VENV)/.installed
+
+install-test: $(VENV)/.installed-test
+
+migrate: install
+	$(PY) manage.py migrate --noinput
+
+run: migrate
+	@echo
+	@echo "  DeLLM is starting at http://$(HOST):$(PORT)"
+	@echo "  Open it and click 'Sign up' to create an account (or: $(PY) manage.py createsuperuser)."
+	@echo "  Offline backends: no API key needed. Set OPENAI_API_KEY to use a real model. Ctrl+C stops."
+	@echo
+	DELLM_TOKEN_DELAY=$${DELLM_TOKEN_DELAY:-0.02} $(PY) -m uvicorn dellm_site.asgi:application --host $(HOST) --port $(PORT) --no-access-log
+
+# Debian's Chromium for the browser tests; Redis for the broker/channel-layer tests.
+browser:
+	@test -x /usr/bin/chromium || { (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) || echo "warning: could not install chromium"; }
+
+services:
+	@scripts/ensure_redis.sh
+
+test: install-test browser services
+	$(PY) -m pytest
+
+clean-data:
+	rm -rf .data/pg

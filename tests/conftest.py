@@ -1,0 +1,169 @@
+"""Shared fixtures: users, API clients, and live app processes (web server, Celery worker)."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+from django.contrib.auth import get_user_model
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+ROOT = Path(__file__).resolve().parent.parent
+REDIS_URL = os.environ.get("DELLM_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
+ARTIFACTS = ROOT / "test-artifacts"
+
+
+@pytest.fixture
+def make_user(db):
+    """Create users with usable passwords and API tokens."""
+
+    def make(username: str = "alice", password: str = "correct-horse-battery"):
+        user = get_user_model().objects.create_user(username=username, password=password)
+        user.raw_password = password
+        user.token = Token.objects.create(user=user).key
+        return user
+
+    return make
+
+
+@pytest.fixture
+def user(make_user):
+    return make_user("alice")
+
+
+@pytest.fixture
+def other_user(make_user):
+    return make_user("mallory")
+
+
+def client_for(user) -> APIClient:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {user.token}")
+    return client
+
+
+@pytest.fixture
+def api(user) -> APIClient:
+    """An API client authenticated with the first user's token."""
+    return client_for(user)
+
+
+@pytest.fixture
+def other_api(other_user) -> APIClient:
+    return client_for(other_user)
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class AppProcess:
+    """A real process of the app (uvicorn or a Celery worker) on the test database."""
+
+    def __init__(self, args: list[str], env: dict, log_name: str):
+        ARTIFACTS.mkdir(exist_ok=True)
+        self.log_path = ARTIFACTS / log_name
+        self.log = open(self.log_path, "w")
+        self.proc = subprocess.Popen(args, cwd=ROOT, env=env, stdout=self.log, stderr=subprocess.STDOUT)
+
+    def output(self) -> str:
+        self.log.flush()
+        return self.log_path.read_text(errors="replace")
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.log.close()
+
+
+def app_env(**overrides) -> dict:
+    from django.db import connection
+
+    env = dict(os.environ)
+    env.update(
+        {
+            "DJANGO_SETTINGS_MODULE": "dellm_site.settings",
+            "DELLM_DB_NAME": connection.settings_dict["NAME"],
+            "HF_HUB_OFFLINE": "1",
+            "PYTHONUNBUFFERED": "1",
+            "XDG_RUNTIME_DIR": env.get("XDG_RUNTIME_DIR", "/tmp"),
+        }
+    )
+    env.pop("REDIS_URL", None)
+    env.update({k: v for k, v in overrides.items() if v is not None})
+    return env
+
+
+def start_web(env: dict, log_name: str) -> tuple[AppProcess, str]:
+    port = _free_port()
+    app = AppProcess(
+        [sys.executable, "-m", "uvicorn", "dellm_site.asgi:application", "--host", "127.0.0.1", "--port", str(port)],
+        env,
+        log_name,
+    )
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        if app.proc.poll() is not None:
+            raise RuntimeError(f"the web server exited:\n{app.output()}")
+        try:
+            if httpx.get(f"{base}/healthz", timeout=2).status_code == 200:
+                return app, base
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.3)
+    app.stop()
+    raise RuntimeError(f"the web server did not start:\n{app.output()}")
+
+
+@pytest.fixture
+def live_app(transactional_db):
+    """The ASGI app served by uvicorn in its own process (in-memory layer, in-process tasks)."""
+    app, base = start_web(app_env(), "web.log")
+    yield base
+    app.stop()
+
+
+@pytest.fixture
+def redis_url():
+    """A clean Redis database for the broker and channel layer."""
+    import redis
+
+    client = redis.Redis.from_url(REDIS_URL)
+    try:
+        client.ping()
+    except redis.RedisError as exc:  # the Makefile starts Redis; say so plainly if it is missing
+        pytest.fail(f"Redis is not reachable at {REDIS_URL}: {exc}")
+    client.flushdb()
+    yield REDIS_URL
+    client.flushdb()
+
+
+@pytest.fixture
+def live_stack(transactional_db, redis_url):
+    """Production-shaped stack: uvicorn web + a Celery worker process, both on Redis."""
+    env = app_env(REDIS_URL=redis_url)
+    worker = AppProcess(
+        [sys.executable, "-m", "celery", "-A", "dellm_site", "worker", "--pool", "solo", "--loglevel", "INFO",
+         "--without-gossip", "--without-mingle", "--without-heartbeat"],
+        env,
+        "worker.log",
+    )
+    web, base = start_web(env, "web-redis.log")
+    yield {"base": base, "worker": worker, "web": web}
+    web.stop()
+    worker.stop()
