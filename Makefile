@@ -7,7 +7,7 @@ PORT ?= 8000
 HOST ?= 127.0.0.1
 export XDG_RUNTIME_DIR ?= /tmp
 
-.PHONY: run test install install-test migrate eval bench services browser clean-data help
+.PHONY: run test install install-test migrate eval bench services browser compose clean-data help
 
 help:
 	@echo "make run   - install, migrate and serve DeLLM at http://$(HOST):$(PORT)"
@@ -43,10 +43,14 @@ run: migrate
 browser:
 	@test -x /usr/bin/chromium || { (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) || echo "warning: could not install chromium"; }
 
+# Debian's docker-compose validates docker-compose.yml (no engine is needed for `config`).
+compose:
+	@command -v docker-compose >/dev/null || { (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq docker-compose >/dev/null) || echo "warning: could not install docker-compose"; }
+
 services:
 	@scripts/ensure_redis.sh
 
-test: install-test browser services
+test: install-test browser compose services
 	$(PY) -m pytest
 
 clean-data:

@@ -142,7 +142,7 @@ SPECTACULAR_SETTINGS = {
 # --- DeLLM: LLM and embedding backends ({"BACKEND", "OPTIONS"}) -------------------------
 OPENAI_API_KEY = env("OPENAI_API_KEY", default="")
 OPENAI_BASE_URL = env("OPENAI_BASE_URL", default="") or None
-_llm = env("DELLM_LLM", default="openai" if OPENAI_API_KEY else "local")
+_llm = env("DELLM_LLM", default="") or ("openai" if OPENAI_API_KEY else "local")
 DELLM_LLM = {
     "local": {"BACKEND": "chat.llm.local.LocalLLM", "OPTIONS": {"token_delay": env.float("DELLM_TOKEN_DELAY", default=0.0)}},
     "openai": {
@@ -157,7 +157,7 @@ DELLM_LLM = {
 }.get(_llm)
 if DELLM_LLM is None:
     raise ImproperlyConfigured(f"DELLM_LLM={_llm!r} is not a backend; use 'local' or 'openai'.")
-_embedder = env("DELLM_EMBEDDER", default="local")
+_embedder = env("DELLM_EMBEDDER", default="") or "local"
 DELLM_EMBEDDER = {
     "local": {"BACKEND": "memory.embeddings.LocalEmbedder", "OPTIONS": {"dimensions": 384}},
     "openai": {
