@@ -7,6 +7,7 @@ from chat import views as chat_views
 from dellm_site import views as site_views
 
 api_patterns = [
+    path("auth/signup/", site_views.SignupApi.as_view(), name="signup"),
     path("auth/token/", site_views.TokenObtainApi.as_view(), name="token"),
     path("conversations/", chat_api.ConversationListApi.as_view(), name="conversations"),
     path("conversations/<int:conversation_id>/", chat_api.ConversationDetailApi.as_view(), name="conversation"),

@@ -13,6 +13,11 @@ from rest_framework import serializers
 from rest_framework.authtoken.serializers import AuthTokenSerializer
 from rest_framework.authtoken.views import ObtainAuthToken
 from rest_framework.permissions import AllowAny
+from rest_framework.response import Response
+from rest_framework.throttling import AnonRateThrottle
+from rest_framework.views import APIView
+
+from dellm_site import services
 
 
 def signup(request):
@@ -38,6 +43,29 @@ class TokenObtainApi(ObtainAuthToken):
     )
     def post(self, request, *args, **kwargs):
         return super().post(request, *args, **kwargs)
+
+
+class SignupSerializer(serializers.Serializer):
+    username = serializers.CharField(max_length=150)
+    password = serializers.CharField(write_only=True, style={"input_type": "password"})
+
+
+class SignupApi(APIView):
+    """Create an account and return its API token."""
+
+    permission_classes = [AllowAny]
+    authentication_classes = []
+    throttle_classes = [AnonRateThrottle]
+
+    @extend_schema(
+        request=SignupSerializer,
+        responses={201: inline_serializer("SignupResponse", {"token": serializers.CharField(), "username": serializers.CharField()})},
+    )
+    def post(self, request):
+        data = SignupSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        user, token = services.account_create(**data.validated_data)
+        return Response({"username": user.username, "token": token}, status=201)
 
 
 @require_GET
