@@ -34,3 +34,5 @@ class OpenAILLM(LLM):
             raise LLMError("Could not reach the language model (check OPENAI_BASE_URL).") from exc
         except openai.APIStatusError as exc:
             raise LLMError(f"The language model returned an error ({exc.status_code}).") from exc
+        except openai.APIError as exc:  # e.g. an error event in the middle of the stream
+            raise LLMError(f"The language model failed while answering: {exc.message}") from exc
