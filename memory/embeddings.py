@@ -89,7 +89,11 @@ class OpenAIEmbedder(Embedder):
             response = self._client.embeddings.create(model=self.model, input=list(texts))
         except openai.APIError as exc:
             raise EmbeddingError(f"The embedding service failed: {exc}") from exc
+        except ValueError as exc:  # the client's own check, e.g. an empty data list
+            raise EmbeddingError(f"The embedding service returned no usable vectors: {exc}") from exc
         rows = sorted(response.data, key=lambda item: item.index)
+        if len(rows) != len(texts):
+            raise EmbeddingError(f"The embedding service returned {len(rows)} vectors for {len(texts)} texts.")
         matrix = np.asarray([row.embedding for row in rows], dtype=np.float32)
         if matrix.shape[1] != self.dimensions:
             raise EmbeddingError(
