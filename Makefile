@@ -30,6 +30,7 @@ install-test: $(VENV)/.installed-test
 
 migrate: install
 	$(PY) manage.py migrate --noinput
+	$(PY) manage.py forget_resume
 
 run: migrate
 	@echo

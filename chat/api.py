@@ -13,6 +13,7 @@ from . import selectors, services
 from .serializers import (
     ConversationCreateSerializer,
     ConversationSerializer,
+    ForgetPreviewResultSerializer,
     InfluenceSerializer,
     MessageCreateSerializer,
     MessageSerializer,
@@ -52,13 +53,21 @@ class MessageListApi(APIView):
     def get(self, request, conversation_id: int):
         return Response(serialize_messages(selectors.message_list(user=request.user, conversation_id=conversation_id)))
 
-    @extend_schema(request=MessageCreateSerializer, responses={201: PostResultSerializer})
+    @extend_schema(
+        request=MessageCreateSerializer,
+        responses={201: PostResultSerializer, 200: ForgetPreviewResultSerializer},
+        description="Post a message and get the reply. A deletion request ('forget that ...') is not answered "
+        "by the LLM nor stored: the response is {forget_preview} instead (200).",
+    )
     def post(self, request, conversation_id: int):
         data = MessageCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        user_message, reply, context = services.message_post(
+        result = services.message_post(
             user=request.user, conversation_id=conversation_id, content=data.validated_data["content"]
         )
+        if result.forget_preview is not None:
+            return Response({"forget_preview": result.forget_preview}, status=status.HTTP_200_OK)
+        user_message, reply, context = result
         contexts = {user_message.pk: [], reply.pk: context}
         body = {
             "user_message": MessageSerializer(user_message, context={"contexts": contexts}).data,

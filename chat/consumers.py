@@ -9,6 +9,8 @@ from channels.generic.websocket import WebsocketConsumer
 
 from dellm_site.errors import ApplicationError
 
+from provenance.forget import forget_confirm
+
 from . import selectors, services
 from .api import serialize_messages
 
@@ -54,8 +56,13 @@ class ChatConsumer(WebsocketConsumer):
         if not isinstance(frame, dict):
             self.send_error("malformed_frame", "Frames must be JSON objects.")
             return
+        if frame.get("type") == "forget_confirm":
+            self.confirm_forget(frame)
+            return
         if frame.get("type") != "message":
-            self.send_error("unknown_type", f"Unknown frame type {frame.get('type')!r}; send type 'message'.")
+            self.send_error(
+                "unknown_type", f"Unknown frame type {frame.get('type')!r}; send type 'message' or 'forget_confirm'."
+            )
             return
         try:
             for event in services.message_post_stream(
@@ -63,6 +70,8 @@ class ChatConsumer(WebsocketConsumer):
             ):
                 if event.type == "token":
                     self.send_json({"type": "token", "delta": event.delta})
+                elif event.type == "forget_preview":
+                    self.send_json({"type": "forget_preview", "preview": event.preview})
                 else:
                     message = serialize_messages([event.message])[0]
                     if event.type == "reply":
@@ -73,3 +82,16 @@ class ChatConsumer(WebsocketConsumer):
         except Exception:  # never leave the client waiting without a frame
             logger.exception("chat frame failed")
             self.send_error("server_error", "Something went wrong while answering; please try again.")
+
+    def confirm_forget(self, frame: dict) -> None:
+        """``{"type": "forget_confirm", "request_id", "keep"?}`` -> ``{"type": "forget_done", "manifest"}``."""
+        keep = frame.get("keep") or []
+        if not isinstance(keep, list) or not all(isinstance(k, int) for k in keep):
+            self.send_error("invalid", "keep must be a list of item ids.")
+            return
+        try:
+            manifest = forget_confirm(user=self.user, request_id=frame.get("request_id"), keep=keep)
+        except ApplicationError as exc:
+            self.send_error(exc.code, exc.detail)
+            return
+        self.send_json({"type": "forget_done", "manifest": manifest})

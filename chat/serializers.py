@@ -53,3 +53,9 @@ class InfluenceSerializer(serializers.Serializer):
     items = serializers.DictField(
         child=serializers.DictField(), help_text="For every id above: kind, role, conversation and an excerpt."
     )
+
+
+class ForgetPreviewResultSerializer(serializers.Serializer):
+    from provenance.serializers import PreviewSerializer
+
+    forget_preview = PreviewSerializer()

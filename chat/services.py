@@ -14,6 +14,8 @@ from memory.embeddings import get_embedder
 from memory.models import Node
 from memory.selectors import ScoredNode, context_retrieve
 from memory.tasks import embed_node
+from provenance.forget import forget_preview, forget_request_target
+from provenance.selectors import preview_data
 from provenance.services import edges_record
 
 from .llm.base import Prompt, get_llm
@@ -32,6 +34,7 @@ class ChatEvent:
     delta: str = ""
     context: list[int] = field(default_factory=list)
     scores: dict[int, float] = field(default_factory=dict)
+    preview: dict | None = None
 
 
 def message_validate(*, content) -> str:
@@ -103,6 +106,11 @@ def message_post_stream(*, user, conversation_id, content) -> Iterator[ChatEvent
     item (the user message included) in one transaction."""
     content = message_validate(content=content)
     conversation = conversation_get(user=user, conversation_id=conversation_id)
+    if forget_request_target(content) is not None:
+        # A deletion request is never answered by the LLM nor stored as memory: it becomes a preview.
+        deletion = forget_preview(user=user, mode="natural", query=content)
+        yield ChatEvent(type="forget_preview", preview=preview_data(request=deletion))
+        return
     user_message = _user_message_store(user=user, conversation=conversation, content=content)
     yield ChatEvent(type="user_message", message=user_message)
 
@@ -123,13 +131,25 @@ def message_post_stream(*, user, conversation_id, content) -> Iterator[ChatEvent
     )
 
 
-def message_post(*, user, conversation_id, content) -> tuple[Message, Message, list[int]]:
-    """Post a message and wait for the whole reply: returns (user_message, reply, context ids)."""
-    user_message = reply = None
-    context: list[int] = []
+@dataclass
+class PostResult:
+    user_message: Message | None = None
+    reply: Message | None = None
+    context: list[int] = field(default_factory=list)
+    forget_preview: dict | None = None
+
+    def __iter__(self):  # (user_message, reply, context), for callers that unpack
+        return iter((self.user_message, self.reply, self.context))
+
+
+def message_post(*, user, conversation_id, content) -> PostResult:
+    """Post a message and wait for the whole reply (or the forget preview it turned out to be)."""
+    result = PostResult()
     for event in message_post_stream(user=user, conversation_id=conversation_id, content=content):
         if event.type == "user_message":
-            user_message = event.message
+            result.user_message = event.message
         elif event.type == "reply":
-            reply, context = event.message, event.context
-    return user_message, reply, context
+            result.reply, result.context = event.message, event.context
+        elif event.type == "forget_preview":
+            result.forget_preview = event.preview
+    return result

@@ -31,6 +31,7 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "django.contrib.postgres",
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
@@ -182,6 +183,16 @@ DELLM_CONTEXT_TOP_K = env.int("DELLM_CONTEXT_TOP_K", default=5)
 DELLM_CONTEXT_MIN_SIMILARITY = env.float("DELLM_CONTEXT_MIN_SIMILARITY", default=0.25)
 # Longest accepted chat message, in characters; longer ones are refused with a 400 / error frame.
 DELLM_MAX_MESSAGE_CHARS = env.int("DELLM_MAX_MESSAGE_CHARS", default=8000)
+
+# --- DeLLM: forgetting -----------------------------------------------------------------
+# Similarity at or above which an item matches a semantic (or natural-language) forget request.
+DELLM_FORGET_SEMANTIC_THRESHOLD = env.float("DELLM_FORGET_SEMANTIC_THRESHOLD", default=0.6)
+# Similarity at or above which a surviving item counts as a residual hit in the verification scan.
+DELLM_FORGET_VERIFY_SIMILARITY = env.float("DELLM_FORGET_VERIFY_SIMILARITY", default=0.8)
+# Minutes a preview stays confirmable.
+DELLM_FORGET_PREVIEW_MINUTES = env.int("DELLM_FORGET_PREVIEW_MINUTES", default=15)
+# Key of the pseudonymous references in the audit log (defaults to a key derived from SECRET_KEY).
+DELLM_AUDIT_KEY = env("DELLM_AUDIT_KEY", default="")
 
 # --- Logging ----------------------------------------------------------------------------
 LOGGING = {

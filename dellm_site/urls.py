@@ -5,6 +5,7 @@ from drf_spectacular.views import SpectacularAPIView
 from chat import api as chat_api
 from chat import views as chat_views
 from dellm_site import views as site_views
+from provenance import api as forget_api
 
 api_patterns = [
     path("auth/signup/", site_views.SignupApi.as_view(), name="signup"),
@@ -13,6 +14,10 @@ api_patterns = [
     path("conversations/<int:conversation_id>/", chat_api.ConversationDetailApi.as_view(), name="conversation"),
     path("conversations/<int:conversation_id>/messages/", chat_api.MessageListApi.as_view(), name="messages"),
     path("messages/<int:message_id>/influence/", chat_api.MessageInfluenceApi.as_view(), name="influence"),
+    path("forget/", forget_api.ForgetListApi.as_view(), name="forget-list"),
+    path("forget/preview/", forget_api.ForgetPreviewApi.as_view(), name="forget-preview"),
+    path("forget/<str:request_id>/", forget_api.ForgetDetailApi.as_view(), name="forget-detail"),
+    path("forget/<str:request_id>/confirm/", forget_api.ForgetConfirmApi.as_view(), name="forget-confirm"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
 ]
 

@@ -9,6 +9,8 @@ if [ "${1:-web}" = "web" ]; then
     if [ "${DELLM_MIGRATE:-0}" = "1" ]; then
         echo "entrypoint: applying database migrations"
         python manage.py migrate --noinput
+        # Finish any deletion a crash interrupted before serving again.
+        python manage.py forget_resume
     fi
     # --proxy-headers: trust X-Forwarded-Proto/For from the addresses in FORWARDED_ALLOW_IPS
     # (uvicorn's default: 127.0.0.1); set it to the reverse proxy's address when there is one.

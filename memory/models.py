@@ -7,6 +7,8 @@ provenance edge is a plain pair of node ids and one traversal covers every kind.
 from __future__ import annotations
 
 from django.conf import settings
+from django.contrib.postgres.indexes import GinIndex
+from django.contrib.postgres.search import SearchVector
 from django.db import models
 from pgvector.django import HnswIndex, VectorField
 
@@ -37,7 +39,11 @@ class Node(models.Model):
     objects = NodeQuerySet.as_manager()
 
     class Meta:
-        indexes = [models.Index(fields=["owner", "kind", "created_at"])]
+        indexes = [
+            models.Index(fields=["owner", "kind", "created_at"]),
+            # Keyword matching for forget requests (Postgres full-text search).
+            GinIndex(SearchVector("content", config="english"), name="node_content_fts"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.kind} #{self.pk}"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import models
 
 from memory.models import Node
@@ -22,3 +23,70 @@ class Edge(models.Model):
 
     def __str__(self) -> str:
         return f"{self.src_id} -> {self.dst_id}"
+
+
+class DeletionStatus(models.TextChoices):
+    PREVIEWED = "previewed", "Previewed"
+    EXECUTING = "executing", "Executing"  # audit written, wipe not yet committed
+    VERIFYING = "verifying", "Verifying"  # wipe committed, verification scan pending
+    COMPLETED = "completed", "Completed"
+    EXPIRED = "expired", "Expired"
+
+
+class DeletionRequest(models.Model):
+    """One forget request: its preview, then the confirmed execution and its manifest.
+
+    ``working`` holds what execution and verification need (the target text and vectors of the
+    matched items). It exists only between preview and completion, and is emptied afterwards,
+    so a finished request keeps ids and counts, never content."""
+
+    id = models.UUIDField(primary_key=True, editable=False)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="deletion_requests"
+    )
+    status = models.CharField(max_length=16, choices=DeletionStatus.choices, default=DeletionStatus.PREVIEWED)
+    mode = models.CharField(max_length=16)
+    depth = models.PositiveIntegerField(null=True, blank=True)
+    threshold = models.FloatField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    expires_at = models.DateTimeField()
+    confirmed_at = models.DateTimeField(null=True, blank=True)
+    completed_at = models.DateTimeField(null=True, blank=True)
+    plan = models.JSONField(default=dict)  # matched / tainted / derived: ids, reasons, paths; no content
+    kept = models.JSONField(default=list)
+    target_ids = models.JSONField(default=list)  # the confirmed set, fixed when execution starts
+    working = models.JSONField(default=dict)
+    manifest = models.JSONField(default=dict)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["owner", "-created_at"]), models.Index(fields=["status"])]
+
+    def __str__(self) -> str:
+        return f"forget {self.pk} ({self.status})"
+
+
+class AuditRecord(models.Model):
+    """What an auditor may see of a deletion: that and when it happened, by whom, how much from
+    which store, with keyed hashes instead of ids. Written before the wipe, completed after it;
+    outlives the account (no foreign key), never holds content."""
+
+    request_id = models.UUIDField(unique=True)
+    requester_ref = models.CharField(max_length=64, db_index=True)
+    requester_username = models.CharField(max_length=150, blank=True)
+    mode = models.CharField(max_length=16)
+    relaxation = models.JSONField(default=dict)
+    status = models.CharField(max_length=16, choices=DeletionStatus.choices)
+    requested_at = models.DateTimeField()
+    started_at = models.DateTimeField(auto_now_add=True)
+    completed_at = models.DateTimeField(null=True, blank=True)
+    planned_count = models.PositiveIntegerField(default=0)
+    deleted = models.JSONField(default=dict)  # counts per store
+    item_refs = models.JSONField(default=list)  # keyed hashes of the deleted node ids
+    residual_hits = models.IntegerField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-started_at"]
+
+    def __str__(self) -> str:
+        return f"audit {self.request_id}"

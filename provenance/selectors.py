@@ -91,3 +91,36 @@ def node_influence(*, user, node_id: int) -> list[DepEntry]:
     nearest first, each with the shortest path from ``node_id``."""
     entries = dep_explained(user=user, seeds=[node_id])
     return sorted((e for e in entries.values() if e.id != node_id), key=lambda e: (e.depth, e.id))
+
+
+def deletion_request_list(*, user):
+    """The user's forget requests, newest first."""
+    from .models import DeletionRequest
+
+    return DeletionRequest.objects.filter(owner=user).order_by("-created_at")
+
+
+def preview_data(*, request) -> dict:
+    """The preview as the API and the Forget panel show it: ids, reasons, paths, and for items
+    that still exist, their kind, role, conversation and an excerpt."""
+    from chat.selectors import node_summaries
+
+    plan = request.plan
+    ids = {e["id"] for e in plan.get("matched", [])} | {e["id"] for e in plan.get("tainted", [])}
+    items = node_summaries(user=request.owner, node_ids=ids) if request.owner else {}
+
+    def with_item(entry):
+        return {**entry, **items.get(str(entry["id"]), {"kind": None, "role": None, "conversation": None, "excerpt": None})}
+
+    return {
+        "request_id": str(request.pk),
+        "status": request.status,
+        "mode": request.mode,
+        "query": request.working.get("target") if request.status == "previewed" else None,
+        "depth": request.depth,
+        "threshold": request.threshold,
+        "expires_at": request.expires_at.isoformat(),
+        "matched": [with_item(e) for e in plan.get("matched", [])],
+        "tainted": [with_item(e) for e in plan.get("tainted", [])],
+        "derived": [{"id": e["id"], "kind": e["kind"], "action": e["action"]} for e in plan.get("derived", [])],
+    }

@@ -1,0 +1,84 @@
+"""JSON shapes of the forget API (CONTRACT.md)."""
+
+from rest_framework import serializers
+
+from .forget import MODES
+
+
+class ForgetPreviewRequestSerializer(serializers.Serializer):
+    mode = serializers.ChoiceField(choices=MODES)
+    query = serializers.CharField(required=False, allow_blank=True, trim_whitespace=True, default="")
+    message_ids = serializers.ListField(child=serializers.IntegerField(min_value=1), required=False, max_length=10000)
+    conversation_id = serializers.IntegerField(required=False, min_value=1)
+    threshold = serializers.FloatField(required=False, min_value=0.01, max_value=1.0)
+    depth = serializers.IntegerField(required=False, min_value=0, allow_null=True)
+
+
+class MatchedSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    reason = serializers.CharField(help_text="id | exact | keyword | semantic | conversation")
+    score = serializers.FloatField(required=False)
+    kind = serializers.CharField(allow_null=True)
+    role = serializers.CharField(allow_null=True)
+    conversation = serializers.IntegerField(allow_null=True)
+    excerpt = serializers.CharField(allow_null=True)
+
+
+class TaintedSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    depth = serializers.IntegerField()
+    path = serializers.ListField(child=serializers.IntegerField(), help_text="From a matched item to this one.")
+    explanation = serializers.CharField()
+    kind = serializers.CharField(allow_null=True)
+    role = serializers.CharField(allow_null=True)
+    conversation = serializers.IntegerField(allow_null=True)
+    excerpt = serializers.CharField(allow_null=True)
+
+
+class DerivedSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    kind = serializers.CharField()
+    action = serializers.CharField()
+
+
+class PreviewSerializer(serializers.Serializer):
+    request_id = serializers.UUIDField()
+    status = serializers.CharField()
+    mode = serializers.CharField()
+    query = serializers.CharField(allow_null=True)
+    depth = serializers.IntegerField(allow_null=True)
+    threshold = serializers.FloatField(allow_null=True)
+    expires_at = serializers.DateTimeField()
+    matched = MatchedSerializer(many=True)
+    tainted = TaintedSerializer(many=True)
+    derived = DerivedSerializer(many=True)
+
+
+class ConfirmSerializer(serializers.Serializer):
+    keep = serializers.ListField(child=serializers.IntegerField(min_value=1), required=False, default=list)
+
+
+class ManifestSerializer(serializers.Serializer):
+    request_id = serializers.UUIDField()
+    status = serializers.CharField()
+    requested_at = serializers.DateTimeField()
+    completed_at = serializers.DateTimeField()
+    mode = serializers.CharField()
+    depth = serializers.IntegerField(allow_null=True)
+    kept = serializers.ListField(child=serializers.IntegerField())
+    deleted = serializers.DictField(child=serializers.IntegerField())
+    rebuilt = serializers.ListField(child=serializers.DictField())
+    verification = serializers.DictField()
+    timings = serializers.DictField()
+
+
+class RequestSummarySerializer(serializers.Serializer):
+    request_id = serializers.UUIDField(source="pk")
+    status = serializers.CharField()
+    mode = serializers.CharField()
+    requested_at = serializers.DateTimeField(source="created_at")
+    completed_at = serializers.DateTimeField(allow_null=True)
+    deleted = serializers.SerializerMethodField()
+
+    def get_deleted(self, obj) -> dict:
+        return obj.manifest.get("deleted", {}) if obj.manifest else {}
