@@ -54,5 +54,10 @@ services:
 test: install-test browser compose services
 	$(PY) -m pytest
 
+# Benchmarks run on a database of their own so they never touch your chats.
+bench: install
+	DELLM_DB_NAME=dellm_bench $(PY) manage.py migrate --noinput -v0
+	DELLM_DB_NAME=dellm_bench $(PY) manage.py dellm_bench $(BENCH_ARGS)
+
 clean-data:
 	rm -rf .data/pg

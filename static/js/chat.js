@@ -1,4 +1,5 @@
-// DeLLM chat page: websocket streaming and the influence panel.
+// DeLLM chat page: websocket streaming and the influence panel. The Forget panel lives in
+// forget.js (window.DeLLMForget); this file hands it the forget_preview frames.
 (function () {
   "use strict";
   const idNode = document.getElementById("conversation-id");
@@ -12,6 +13,7 @@
   const panel = document.getElementById("influence");
   let socket = null;
   let pending = null; // the assistant bubble being streamed
+  let disabled = false; // the conversation was deleted while this page was open
 
   function setStatus(text, isError) {
     statusLine.textContent = text || "";
@@ -36,8 +38,23 @@
     return article;
   }
 
+  function forgetAction(id) {
+    const actions = document.createElement("span");
+    actions.className = "msg-actions";
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "link msg-forget";
+    button.dataset.forget = id;
+    button.title = "Forget this message and everything that used it";
+    button.setAttribute("aria-label", "Forget message #" + id);
+    button.textContent = "Forget";
+    actions.appendChild(button);
+    return actions;
+  }
+
   function fill(article, message) {
     article.dataset.id = message.id;
+    article.id = "m" + message.id;
     article.classList.remove("streaming");
     const meta = article.querySelector(".meta");
     meta.textContent = "";
@@ -55,15 +72,17 @@
       used.textContent = "used " + n + " stored item" + (n === 1 ? "" : "s");
       meta.append(" ", used);
     }
+    meta.append(" ", forgetAction(message.id));
     article.querySelector(".content").textContent = message.content;
   }
 
   function connect() {
     const scheme = location.protocol === "https:" ? "wss" : "ws";
     socket = new WebSocket(scheme + "://" + location.host + "/ws/chat/" + conversationId + "/");
-    socket.addEventListener("open", () => { sendButton.disabled = false; setStatus(""); });
+    socket.addEventListener("open", () => { sendButton.disabled = disabled; setStatus(""); });
     socket.addEventListener("close", () => {
       sendButton.disabled = true;
+      if (disabled) return;
       setStatus("Disconnected; reconnecting…", true);
       setTimeout(connect, 1500);
     });
@@ -82,6 +101,15 @@
         pending = null;
         sendButton.disabled = false;
         setStatus("");
+      } else if (frame.type === "forget_preview") {
+        // A deletion request: not answered, not stored; the Forget panel shows what it would remove.
+        if (pending) { pending.remove(); pending = null; }
+        sendButton.disabled = false;
+        setStatus("That is a request to forget: review what it removes in the Forget panel.");
+        if (window.DeLLMForget) window.DeLLMForget.showPreview(frame.preview, { origin: "chat" });
+      } else if (frame.type === "forget_done") {
+        sendButton.disabled = false;
+        if (window.DeLLMForget) window.DeLLMForget.showManifest(frame.manifest);
       } else if (frame.type === "error") {
         if (pending) { pending.remove(); pending = null; }
         sendButton.disabled = false;
@@ -158,13 +186,31 @@
     });
   }
 
-  list.addEventListener("click", (event) => {
-    const article = event.target.closest(".message");
-    if (article) showInfluence(article);
-  });
-  document.getElementById("influence-close").addEventListener("click", () => {
+  function closeInfluence() {
     panel.hidden = true;
     document.querySelectorAll(".message.selected, .message.influenced").forEach((m) => m.classList.remove("selected", "influenced"));
+  }
+
+  list.addEventListener("click", (event) => {
+    if (event.target.closest(".msg-actions")) return; // the Forget action is handled by forget.js
+    const article = event.target.closest(".message");
+    if (!article) return;
+    // While the Forget panel is open, a click points at the message's line in it instead.
+    if (window.DeLLMForget && window.DeLLMForget.isOpen()) { window.DeLLMForget.focusItem(article.dataset.id); return; }
+    showInfluence(article);
+  });
+  list.addEventListener("keydown", (event) => {
+    if (event.key !== "Enter" || event.target.closest(".msg-actions")) return;
+    const article = event.target.closest(".message");
+    if (article && !(window.DeLLMForget && window.DeLLMForget.isOpen())) showInfluence(article);
+  });
+  document.getElementById("influence-close").addEventListener("click", closeInfluence);
+  document.addEventListener("dellm:forget-open", closeInfluence);
+  document.addEventListener("dellm:conversation-deleted", () => {
+    // The page's conversation is gone: stop writing to it.
+    input.disabled = true;
+    sendButton.disabled = true;
+    disabled = true;
   });
   sendButton.disabled = true;
   connect();

@@ -1,0 +1,157 @@
+"""Performance benchmarks: forget preview/confirm on a large history, Dep traversal, retrieval.
+
+Writes reports/bench.json ({NAME: {value, unit, baseline?, ratio?, params}}) and reports/bench.md.
+Run it through `make bench`, which points it at a database of its own (dellm_bench).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import statistics
+import time
+from collections import defaultdict, deque
+from pathlib import Path
+
+import numpy as np
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand
+from django.db import connection, transaction
+
+from chat.models import Conversation, Message, Role
+from memory.embeddings import get_embedder
+from memory.models import Embedding, Node
+from memory.selectors import context_retrieve
+from provenance import forget
+from provenance.models import DeletionRequest, Edge
+from provenance.selectors import dep_ids
+
+TOPICS = ["cooking", "football", "jazz", "gardening", "chess", "hiking", "photography", "astronomy", "sailing", "poetry"]
+SECRETS = [
+    "I live in Lisbon.",
+    "My dentist is Doctor Amelia Sousa.",
+    "My bank PIN is 7391.",
+    "I was diagnosed with hypothyroidism.",
+    "My ex is called Jordan Whitaker.",
+    "My passport number is X4482913.",
+    "My daughter goes to Riverside Primary.",
+]
+
+
+def _timed(fn, repeat: int) -> tuple[float, list[float]]:
+    runs = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        fn()
+        runs.append((time.perf_counter() - started) * 1000)
+    return statistics.median(runs), runs
+
+
+def _dep_python(user, seeds) -> set[int]:
+    """Baseline: load the user's whole edge list into Python and walk it."""
+    children = defaultdict(list)
+    for src, dst in Edge.objects.filter(src__owner=user).values_list("src_id", "dst_id"):
+        children[src].append(dst)
+    seen, queue = set(seeds), deque(seeds)
+    while queue:
+        for child in children[queue.popleft()]:
+            if child not in seen:
+                seen.add(child)
+                queue.append(child)
+    return seen
+
+
+class Command(BaseCommand):
+    help = "Run the performance benchmarks and write reports/bench.json and reports/bench.md."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--messages", type=int, default=10_000, help="history size (messages)")
+        parser.add_argument("--repeat", type=int, default=5, help="runs per measurement (median reported)")
+        parser.add_argument("--out", default=str(Path(settings.BASE_DIR) / "reports"))
+
+    def handle(self, *args, messages: int, repeat: int, out: str, **options):
+        rng = random.Random(7)
+        user = self._history(messages=messages, rng=rng)
+        results = {}
+        params = {"messages": Message.objects.filter(owner=user).count(), "edges": Edge.objects.filter(dst__owner=user).count(), "repeat": repeat}
+
+        secret_ids = list(Message.objects.filter(owner=user, content__in=SECRETS, role=Role.USER).values_list("pk", flat=True))
+        seeds = secret_ids[:1]
+        cte_ms, _ = _timed(lambda: dep_ids(user=user, seeds=seeds), repeat)
+        py_ms, _ = _timed(lambda: _dep_python(user, seeds), repeat)
+        assert dep_ids(user=user, seeds=seeds) == _dep_python(user, seeds)
+        results["dep_traversal"] = {"value": round(cte_ms, 2), "unit": "ms", "baseline": round(py_ms, 2),
+                                    "ratio": round(py_ms / cte_ms, 2), "params": {**params, "baseline": "whole edge list loaded into Python, BFS", "dep_size": len(dep_ids(user=user, seeds=seeds))}}
+
+        query_vector = get_embedder().embed_one("Where do I live?")
+        ctx_ms, _ = _timed(lambda: context_retrieve(user=user, query_vector=query_vector), repeat)
+        results["context_retrieve"] = {"value": round(ctx_ms, 2), "unit": "ms", "params": {**params, "top_k": settings.DELLM_CONTEXT_TOP_K}}
+
+        preview_ms, _ = _timed(lambda: forget.forget_preview(user=user, mode="natural", query="Forget that I live in Lisbon"), repeat)
+        results["forget_preview"] = {"value": round(preview_ms, 2), "unit": "ms", "params": {**params, "mode": "natural", "query": "Forget that I live in Lisbon"}}
+
+        confirm_runs, sizes = [], []
+        for secret in SECRETS[:repeat]:
+            request = forget.forget_preview(user=user, mode="keyword", query=secret.rstrip("."))
+            started = time.perf_counter()
+            manifest = forget.forget_confirm(user=user, request_id=request.pk)
+            confirm_runs.append((time.perf_counter() - started) * 1000)
+            sizes.append(sum(v for k, v in manifest["deleted"].items() if k in ("messages", "summaries", "facts")))
+            assert manifest["verification"]["residual_hits"] == 0, manifest["verification"]
+        results["forget_confirm"] = {"value": round(statistics.median(confirm_runs), 2), "unit": "ms",
+                                     "params": {**params, "mode": "keyword", "deleted_items_per_run": sizes, "runs_ms": [round(r, 1) for r in confirm_runs]}}
+
+        Path(out).mkdir(parents=True, exist_ok=True)
+        (Path(out) / "bench.json").write_text(json.dumps(results, indent=2))
+        lines = ["# DeLLM benchmarks", "", f"History: {params['messages']} messages, {params['edges']} edges; median of {repeat} runs.", "",
+                 "| benchmark | value | baseline | ratio |", "|---|---|---|---|"]
+        for name, r in results.items():
+            lines.append(f"| {name} | {r['value']} {r['unit']} | {r.get('baseline', '')} | {r.get('ratio', '')} |")
+        (Path(out) / "bench.md").write_text("\n".join(lines) + "\n")
+        self.stdout.write("\n".join(lines))
+
+    def _history(self, *, messages: int, rng: random.Random):
+        """A user with ``messages`` messages in 50 conversations: statements and replies whose
+        contexts follow the topic of the question (as retrieval would), with a few secrets."""
+        User = get_user_model()
+        User.objects.filter(username="bench").delete()
+        DeletionRequest.objects.filter(owner__isnull=True).delete()
+        user = User.objects.create_user(username="bench", password="bench-password-123")
+        conversations = [Conversation.objects.create(owner=user, title=f"bench {i}") for i in range(50)]
+        texts, roles = [], []
+        for i in range(messages // 2):
+            if i in {7 * k + 3 for k in range(len(SECRETS))} and (i - 3) // 7 < len(SECRETS):
+                texts.append(SECRETS[(i - 3) // 7])
+            else:
+                topic = rng.choice(TOPICS)
+                texts.append(f"I enjoy {topic} on day {i}, especially with friend number {rng.randint(1, 500)}.")
+            texts.append(None)  # the reply, filled below
+        embedder = get_embedder()
+        user_texts = [t for t in texts if t is not None]
+        self.stdout.write(f"embedding {len(user_texts)} messages...")
+        vectors = embedder.embed(user_texts)
+        with transaction.atomic():
+            by_topic: dict[str, list[int]] = defaultdict(list)
+            secret_nodes: list[int] = []
+            edges, embeddings, reply_vectors = [], [], {}
+            for i, text in enumerate(user_texts):
+                conversation = conversations[i % len(conversations)]
+                message = Message.objects.create(conversation=conversation, owner=user, role=Role.USER, content=text)
+                topic = next((t for t in TOPICS if t in text), "secret")
+                pool = by_topic[topic] + (secret_nodes if rng.random() < 0.02 else [])
+                context = rng.sample(pool, min(len(pool), rng.randint(0, 4)))
+                reply_text = f"Noted about {topic}." if topic != "secret" else "Noted, I will remember that."
+                reply = Message.objects.create(conversation=conversation, owner=user, role=Role.ASSISTANT, content=reply_text)
+                edges += [Edge(src_id=c, dst_id=reply.pk) for c in [message.pk, *context]]
+                embeddings.append(Embedding(node_id=message.pk, owner=user, vector=vectors[i].tolist(), backend=embedder.name))
+                if reply_text not in reply_vectors:
+                    reply_vectors[reply_text] = embedder.embed_one(reply_text).tolist()
+                embeddings.append(Embedding(node_id=reply.pk, owner=user, vector=reply_vectors[reply_text], backend=embedder.name))
+                (secret_nodes if topic == "secret" else by_topic[topic]).append(message.pk)
+                by_topic[topic].append(reply.pk) if topic != "secret" else None
+            Edge.objects.bulk_create(edges, batch_size=5000)
+            Embedding.objects.bulk_create(embeddings, batch_size=1000)
+        with connection.cursor() as cursor:
+            cursor.execute("ANALYZE")
+        return user
