@@ -73,6 +73,13 @@ def _user_message_store(*, user, conversation: Conversation, content: str) -> Me
     conversation.updated_at = timezone.now()
     conversation.save(update_fields=["title", "updated_at"])
     _enqueue_embedding(message.pk)
+    if settings.DELLM_DERIVED_MEMORY:
+        from memory.derived import summary_due
+        from memory.tasks import facts_extract_task, summary_refresh_task
+
+        transaction.on_commit(lambda: facts_extract_task.delay(message.pk))
+        if summary_due(conversation_id=conversation.pk):
+            transaction.on_commit(lambda: summary_refresh_task.delay(conversation.pk))
     return message
 
 

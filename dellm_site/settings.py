@@ -121,6 +121,8 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
+# An unacknowledged job (its worker died) goes back to the queue after this many seconds.
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env.int("DELLM_TASK_VISIBILITY_TIMEOUT", default=300)}
 
 # --- REST API ---------------------------------------------------------------------------
 REST_FRAMEWORK = {
@@ -183,6 +185,14 @@ DELLM_CONTEXT_TOP_K = env.int("DELLM_CONTEXT_TOP_K", default=5)
 DELLM_CONTEXT_MIN_SIMILARITY = env.float("DELLM_CONTEXT_MIN_SIMILARITY", default=0.25)
 # Longest accepted chat message, in characters; longer ones are refused with a 400 / error frame.
 DELLM_MAX_MESSAGE_CHARS = env.int("DELLM_MAX_MESSAGE_CHARS", default=8000)
+
+# --- DeLLM: derived memory (facts, summaries) -------------------------------------------
+DELLM_DERIVED_MEMORY = env.bool("DELLM_DERIVED_MEMORY", default=True)
+# A conversation's summary is refreshed every N user messages, from at most M of its latest.
+DELLM_SUMMARY_EVERY = env.int("DELLM_SUMMARY_EVERY", default=3)
+DELLM_SUMMARY_MAX_SOURCES = env.int("DELLM_SUMMARY_MAX_SOURCES", default=50)
+# Kinds of stored items that may enter a reply's context.
+DELLM_CONTEXT_KINDS = env.list("DELLM_CONTEXT_KINDS", default=["message", "fact", "summary"])
 
 # --- DeLLM: forgetting -----------------------------------------------------------------
 # Similarity at or above which an item matches a semantic (or natural-language) forget request.

@@ -69,3 +69,66 @@ class Embedding(models.Model):
                 opclasses=["vector_cosine_ops"],
             )
         ]
+
+
+class DerivedStatus(models.TextChoices):
+    ACTIVE = "active", "Active"
+    SUPERSEDED = "superseded", "Superseded"  # kept as history, never given to the LLM again
+
+
+class Fact(Node):
+    """Something the user said about themselves, distilled from their messages (edges from the
+    sources). Rectifying a fact supersedes it; erasing it goes through the forget flow."""
+
+    status = models.CharField(max_length=16, choices=DerivedStatus.choices, default=DerivedStatus.ACTIVE)
+    version = models.PositiveIntegerField(default=1)
+    derivation = models.JSONField(default=dict)  # backend, model, prompt hash
+    supersedes = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="superseded_by"
+    )
+    rectified = models.BooleanField(default=False)  # written by the user, not the extractor
+    rebuilt_at = models.DateTimeField(auto_now_add=True)
+
+    def save(self, *args, **kwargs):
+        self.kind = NodeKind.FACT
+        self.retrievable = self.status == DerivedStatus.ACTIVE
+        super().save(*args, **kwargs)
+
+
+class Summary(Node):
+    """A rolling summary of one conversation, rebuilt every few messages and after deletions."""
+
+    conversation = models.ForeignKey("chat.Conversation", on_delete=models.CASCADE, related_name="summaries")
+    status = models.CharField(max_length=16, choices=DerivedStatus.choices, default=DerivedStatus.ACTIVE)
+    version = models.PositiveIntegerField(default=1)
+    derivation = models.JSONField(default=dict)
+    source_count = models.PositiveIntegerField(default=0)
+    rebuilt_at = models.DateTimeField(auto_now_add=True)
+
+    def save(self, *args, **kwargs):
+        self.kind = NodeKind.SUMMARY
+        self.retrievable = self.status == DerivedStatus.ACTIVE
+        super().save(*args, **kwargs)
+
+
+class TaskRun(models.Model):
+    """One execution of a background job: kind, timing, attempts and outcome (admin-visible)."""
+
+    class Status(models.TextChoices):
+        RUNNING = "running", "Running"
+        SUCCEEDED = "succeeded", "Succeeded"
+        RETRYING = "retrying", "Retrying"
+        FAILED = "failed", "Failed"
+
+    task_id = models.CharField(max_length=64, db_index=True)
+    kind = models.CharField(max_length=64, db_index=True)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.RUNNING)
+    attempt = models.PositiveIntegerField(default=0)
+    started_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    duration_ms = models.FloatField(null=True, blank=True)
+    error = models.TextField(blank=True)  # exception type and message; never user content
+
+    class Meta:
+        ordering = ["-started_at"]
+        indexes = [models.Index(fields=["kind", "status"])]

@@ -33,7 +33,7 @@ def context_retrieve(
         return []
     distance = CosineDistance("vector", query_vector.tolist())
     rows = (
-        Embedding.objects.filter(owner=user, node__retrievable=True)
+        Embedding.objects.filter(owner=user, node__retrievable=True, node__kind__in=settings.DELLM_CONTEXT_KINDS)
         .exclude(node_id__in=exclude_ids)
         .annotate(distance=distance)
         .filter(distance__lte=1.0 - min_similarity)

@@ -38,7 +38,7 @@ from dellm_site.errors import ApplicationError, NotFound
 from memory.models import Embedding, Node, NodeKind
 
 from .models import AuditRecord, DeletionRequest, DeletionStatus, Edge
-from .selectors import dep_explained
+from .selectors import context_ids, dep_explained
 
 MODES = ("ids", "exact", "keyword", "semantic", "natural", "conversation")
 DERIVED_KINDS = (NodeKind.SUMMARY, NodeKind.FACT)
@@ -429,7 +429,7 @@ def _execute(request_pk) -> None:
         titles: dict[int, set[str]] = {}
         for conversation_id, content in Message.objects.filter(pk__in=ids).values_list("conversation_id", "content"):
             titles.setdefault(conversation_id, set()).add(content[:TITLE_LENGTH])
-        derived = list(Node.objects.filter(pk__in=ids, kind__in=DERIVED_KINDS).values("pk", "kind"))
+        derived = _derived_to_rebuild(ids=ids, matched={e["id"] for e in request.plan.get("matched", [])})
         counts = _wipe(ids=ids)
         counts["conversations"] = 0
         conversation_id = request.plan.get("conversation")
@@ -441,19 +441,82 @@ def _execute(request_pk) -> None:
         request.manifest = {
             "deleted": counts,
             "deleted_ids": sorted(ids),
-            "rebuilt": [{"id": d["pk"], "kind": d["kind"], "status": "dropped"} for d in derived],
+            "rebuilt": [{k: v for k, v in d.items() if k not in ("sources", "conversation")} for d in derived],
             "timings": {"wipe_ms": round((time.monotonic() - started) * 1000, 1)},
         }
         request.save(update_fields=["target_ids", "status", "manifest"])
         AuditRecord.objects.filter(request_id=request.pk).update(
             deleted=counts, item_refs=[pseudonym("node", pk) for pk in sorted(ids)], status=DeletionStatus.VERIFYING
         )
-        transaction.on_commit(lambda: derived_rebuild_after_forget(request_pk=request.pk, derived=derived))
+        transaction.on_commit(lambda: _after_wipe(request_pk=request.pk, derived=derived))
 
 
-def derived_rebuild_after_forget(*, request_pk, derived: list[dict]) -> None:
-    """Hook for derived memory (summaries, facts): rebuild each dropped record from its
-    surviving sources. Filled in by the derived-memory module; nothing to do without one."""
+def _derived_to_rebuild(*, ids: set[int], matched: set[int]) -> list[dict]:
+    """Derived records in the confirmed set. A tainted, active one is rebuilt from its surviving
+    sources; one the user named (erased) or one already superseded is just dropped."""
+    from memory.models import DerivedStatus, Fact, Summary
+
+    out = []
+    records = list(Fact.objects.filter(pk__in=ids)) + list(Summary.objects.filter(pk__in=ids))
+    sources = context_ids(node_ids=[r.pk for r in records])
+    for record in records:
+        if record.pk in matched:
+            status = "erased"
+        elif record.status != DerivedStatus.ACTIVE:
+            status = "dropped"
+        else:
+            status = "pending"
+        out.append({
+            "id": record.pk, "kind": record.kind, "status": status, "version": record.version,
+            "sources": [s for s in sources[record.pk] if s not in ids],
+            "conversation": getattr(record, "conversation_id", None),
+        })
+    return out
+
+
+def _after_wipe(*, request_pk, derived: list[dict]) -> None:
+    """After the wipe commits: rebuild what was derived from the deleted items, reclaim disk."""
+    from memory.tasks import derived_rebuild_task, vacuum_after_forget
+
+    for record in derived:
+        if record["status"] == "pending":
+            derived_rebuild_task.delay(
+                str(request_pk), record["kind"], record["id"], record["sources"], record["conversation"]
+            )
+    vacuum_after_forget.delay()
+
+
+def rebuild_finished(*, request_pk, old_id: int, entry: dict) -> None:
+    """Record a rebuild's outcome on the manifest; once none is pending, check the rebuilt
+    records for the deleted content and drop the request's working text."""
+    with transaction.atomic():
+        request = DeletionRequest.objects.select_for_update().filter(pk=request_pk).first()
+        if request is None:
+            return
+        rebuilt = request.manifest.get("rebuilt", [])
+        for item in rebuilt:
+            if item["id"] == old_id:
+                item.update(entry)
+        pending = any(item["status"] == "pending" for item in rebuilt)
+        if request.status == DeletionStatus.COMPLETED and not pending:
+            new_ids = {i for item in rebuilt for i in ([item["new_id"]] if "new_id" in item else item.get("new_ids", []))}
+            if request.owner is not None and new_ids:
+                scan = verification_scan(
+                    user=request.owner, terms=request.working.get("terms", []), vectors=request.working.get("vectors", []),
+                    only=new_ids,
+                )
+                request.manifest["verification"]["rebuilt_residual_hits"] = scan["residual_hits"]
+                request.manifest["verification"]["residual_hits"] += scan["residual_hits"]
+            _finish_rebuilds(request)
+        request.save(update_fields=["manifest", "working"])
+
+
+def _finish_rebuilds(request: DeletionRequest) -> None:
+    now = timezone.now()
+    request.manifest["rebuilds_completed_at"] = now.isoformat()
+    if request.confirmed_at:
+        request.manifest.setdefault("timings", {})["time_to_completion_s"] = round((now - request.confirmed_at).total_seconds(), 3)
+    request.working = {}
 
 
 # ---------------------------------------------------------------------------------------
@@ -461,11 +524,17 @@ def derived_rebuild_after_forget(*, request_pk, derived: list[dict]) -> None:
 # ---------------------------------------------------------------------------------------
 
 
-def verification_scan(*, user, terms: list[str], vectors: list[list[float]], exclude: set[int] = frozenset()) -> dict:
-    """Keyword (full-text and substring) and semantic scan of the user's surviving stores."""
+def verification_scan(
+    *, user, terms: list[str], vectors: list[list[float]], exclude: set[int] = frozenset(), only: set[int] | None = None
+) -> dict:
+    """Keyword (full-text and substring) and semantic scan of the user's surviving stores
+    (or of the ``only`` items, e.g. records rebuilt after the deletion)."""
     from chat.models import Conversation
 
     nodes = Node.objects.for_user(user).exclude(pk__in=exclude)
+    embeddings = Embedding.objects.filter(owner=user).exclude(node_id__in=exclude)
+    if only is not None:
+        nodes, embeddings = nodes.filter(pk__in=only), embeddings.filter(node_id__in=only)
     hits: set[int] = set()
     for term in terms:
         term = term.strip()
@@ -480,14 +549,12 @@ def verification_scan(*, user, terms: list[str], vectors: list[list[float]], exc
     limit = 1.0 - settings.DELLM_FORGET_VERIFY_SIMILARITY
     for vector in vectors:
         semantic |= set(
-            Embedding.objects.filter(owner=user)
-            .exclude(node_id__in=exclude)
-            .annotate(distance=CosineDistance("vector", vector))
+            embeddings.annotate(distance=CosineDistance("vector", vector))
             .filter(distance__lte=limit)
             .values_list("node_id", flat=True)
         )
     titles = 0
-    for term in terms:
+    for term in terms if only is None else []:
         if term.strip():
             titles += Conversation.objects.for_user(user).filter(title__icontains=term.strip()).count()
     return {
@@ -552,7 +619,10 @@ def _verify(request_pk) -> dict:
         request.manifest = manifest
         request.status = DeletionStatus.COMPLETED
         request.completed_at = completed
-        request.working = {}  # the target text and vectors go with the content they described
+        if not any(item["status"] == "pending" for item in manifest.get("rebuilt", [])):
+            # The target text and vectors go with the content they described (kept only while
+            # a rebuild is still to be checked).
+            _finish_rebuilds(request)
         request.save(update_fields=["manifest", "status", "completed_at", "working"])
         AuditRecord.objects.filter(request_id=request.pk).update(
             status=DeletionStatus.COMPLETED, completed_at=completed, residual_hits=manifest["verification"]["residual_hits"]

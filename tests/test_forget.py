@@ -221,7 +221,8 @@ def test_crash_mid_deletion_rolls_back_and_resumes(user, other_user, monkeypatch
     gone = {lisbon.user_message.pk, lisbon.reply.pk, asked.reply.pk}
     assert set(Node.objects.values_list("pk", flat=True)) == before - set(request.target_ids)
     assert gone <= set(request.target_ids)
-    assert Node.objects.filter(pk=sheldon.pk).exists() and Node.objects.filter(owner=other_user).count() == 2
+    assert Node.objects.filter(pk=sheldon.pk).exists() and Message.objects.filter(owner=other_user).count() == 2
+    assert Node.objects.filter(owner=other_user, kind="fact").count() == 1
 
 
 def test_reply_in_flight_when_its_context_is_deleted_is_discarded(user):

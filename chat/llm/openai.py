@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import openai
 
-from .base import LLM, LLMError, Prompt
+from .base import LLM, LLMError
 
 
 class OpenAILLM(LLM):
@@ -17,11 +17,12 @@ class OpenAILLM(LLM):
             api_key=api_key or "missing", base_url=base_url, timeout=timeout, max_retries=max_retries
         )
 
-    def stream(self, prompt: Prompt) -> Iterator[str]:
+    def derivation(self, instruction: str) -> dict:
+        return {**super().derivation(instruction), "model": self.model}
+
+    def stream_messages(self, messages: list[dict]) -> Iterator[str]:
         try:
-            stream = self._client.chat.completions.create(
-                model=self.model, messages=prompt.to_messages(), stream=True
-            )
+            stream = self._client.chat.completions.create(model=self.model, messages=messages, stream=True)
             for chunk in stream:
                 for choice in chunk.choices:
                     if choice.delta and choice.delta.content:
