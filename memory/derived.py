@@ -73,7 +73,7 @@ class SummaryResult:
     sources: list[int]
 
 
-def summary_refresh(*, conversation_id: int, rebuild_of: int | None = None) -> SummaryResult:
+def summary_refresh(*, conversation_id: int, rebuild_of: int | None = None, after_version: int = 0) -> SummaryResult:
     """(Re)build the summary of a conversation from its current user messages. The previous
     summary is superseded (kept for provenance, never given to the LLM again)."""
     from chat.models import Conversation, Message, Role
@@ -97,7 +97,7 @@ def summary_refresh(*, conversation_id: int, rebuild_of: int | None = None) -> S
                 if not Conversation.objects.select_for_update().filter(pk=conversation_id).exists():
                     return SummaryResult(None, [])
                 previous = Summary.objects.filter(conversation_id=conversation_id)
-                version = (previous.aggregate(v=Max("version"))["v"] or 0) + 1
+                version = max(previous.aggregate(v=Max("version"))["v"] or 0, after_version) + 1
                 for old in previous.filter(status=DerivedStatus.ACTIVE):
                     old.status = DerivedStatus.SUPERSEDED
                     old.save(update_fields=["status", "retrievable"])
@@ -156,12 +156,12 @@ def fact_rectify(*, user, fact_id: int, content: str) -> Fact:
         return new
 
 
-def derived_rebuild(*, kind: str, old_id: int, sources: list[int], conversation_id: int | None) -> dict:
+def derived_rebuild(*, kind: str, old_id: int, sources: list[int], conversation_id: int | None, version: int = 0) -> dict:
     """Rebuild one dropped derived record from its surviving sources. Returns its manifest entry."""
     if kind == NodeKind.SUMMARY:
         if conversation_id is None:
             return {"status": "dropped", "reason": "conversation deleted"}
-        result = summary_refresh(conversation_id=conversation_id, rebuild_of=old_id)
+        result = summary_refresh(conversation_id=conversation_id, rebuild_of=old_id, after_version=version)
         if result.summary is None:
             return {"status": "dropped", "reason": "no surviving sources"}
         return {"status": "done", "new_id": result.summary.pk, "version": result.summary.version,

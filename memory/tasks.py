@@ -38,14 +38,16 @@ def summary_refresh_task(self, conversation_id: int) -> int | None:
 
 
 @shared_task(bind=True, **RETRY)
-def derived_rebuild_task(self, request_id: str, kind: str, old_id: int, sources: list[int], conversation_id: int | None):
+def derived_rebuild_task(
+    self, request_id: str, kind: str, old_id: int, sources: list[int], conversation_id: int | None, version: int = 0
+):
     """Rebuild a derived record dropped by a deletion, then report it on the request's manifest."""
     from provenance.forget import rebuild_finished
 
     from .derived import derived_rebuild
 
     try:
-        entry = derived_rebuild(kind=kind, old_id=old_id, sources=sources, conversation_id=conversation_id)
+        entry = derived_rebuild(kind=kind, old_id=old_id, sources=sources, conversation_id=conversation_id, version=version)
     except Exception as exc:
         if self.request.retries >= self.max_retries:
             rebuild_finished(request_pk=request_id, old_id=old_id, entry={"status": "failed", "error": type(exc).__name__})

@@ -481,7 +481,7 @@ def _after_wipe(*, request_pk, derived: list[dict]) -> None:
     for record in derived:
         if record["status"] == "pending":
             derived_rebuild_task.delay(
-                str(request_pk), record["kind"], record["id"], record["sources"], record["conversation"]
+                str(request_pk), record["kind"], record["id"], record["sources"], record["conversation"], record["version"]
             )
     vacuum_after_forget.delay()
 
