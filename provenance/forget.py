@@ -185,11 +185,12 @@ def plan(*, user, matched: dict[int, Match], depth: int | None) -> dict:
             entry["score"] = m.score
         out["matched"].append(entry)
     for entry in sorted(dep.values(), key=lambda e: (e.depth, e.id)):
-        if entry.id in matched:
-            continue
         node = nodes[entry.id]
         if node.kind in DERIVED_KINDS:
-            out["derived"].append({"id": entry.id, "kind": node.kind, "action": "rebuild", "path": entry.path})
+            named = entry.id in matched and matched[entry.id].reason == "id"
+            out["derived"].append({"id": entry.id, "kind": node.kind, "action": "erase" if named else "rebuild"})
+        if entry.id in matched:
+            continue
         out["tainted"].append(
             {"id": entry.id, "depth": entry.depth, "path": entry.path, "explanation": explanation(entry.path, nodes)}
         )
@@ -429,7 +430,9 @@ def _execute(request_pk) -> None:
         titles: dict[int, set[str]] = {}
         for conversation_id, content in Message.objects.filter(pk__in=ids).values_list("conversation_id", "content"):
             titles.setdefault(conversation_id, set()).add(content[:TITLE_LENGTH])
-        derived = _derived_to_rebuild(ids=ids, matched={e["id"] for e in request.plan.get("matched", [])})
+        derived = _derived_to_rebuild(
+            ids=ids, matched={e["id"] for e in request.plan.get("matched", []) if e["reason"] == "id"}
+        )
         counts = _wipe(ids=ids)
         counts["conversations"] = 0
         conversation_id = request.plan.get("conversation")
@@ -452,8 +455,9 @@ def _execute(request_pk) -> None:
 
 
 def _derived_to_rebuild(*, ids: set[int], matched: set[int]) -> list[dict]:
-    """Derived records in the confirmed set. A tainted, active one is rebuilt from its surviving
-    sources; one the user named (erased) or one already superseded is just dropped."""
+    """Derived records in the confirmed set. An active one is rebuilt from its surviving sources
+    (a summary that merely mentions the forgotten text still summarises the rest); one the user
+    named by id (erase) or one already superseded is just dropped."""
     from memory.models import DerivedStatus, Fact, Summary
 
     out = []

@@ -15,6 +15,8 @@ from django.contrib.auth import get_user_model
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from tests.openai_stub import openai_stub  # noqa: F401  (fixture)
+
 ROOT = Path(__file__).resolve().parent.parent
 REDIS_URL = os.environ.get("DELLM_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
 ARTIFACTS = ROOT / "test-artifacts"
@@ -153,17 +155,40 @@ def redis_url():
     client.flushdb()
 
 
-@pytest.fixture
-def live_stack(transactional_db, redis_url):
-    """Production-shaped stack: uvicorn web + a Celery worker process, both on Redis."""
-    env = app_env(REDIS_URL=redis_url)
-    worker = AppProcess(
+def start_worker(env: dict, log_name: str = "worker.log") -> AppProcess:
+    return AppProcess(
         [sys.executable, "-m", "celery", "-A", "dellm_site", "worker", "--pool", "solo", "--loglevel", "INFO",
          "--without-gossip", "--without-mingle", "--without-heartbeat"],
         env,
-        "worker.log",
+        log_name,
     )
-    web, base = start_web(env, "web-redis.log")
-    yield {"base": base, "worker": worker, "web": web}
-    web.stop()
-    worker.stop()
+
+
+@pytest.fixture
+def stack_factory(transactional_db, redis_url):
+    """Start production-shaped stacks: uvicorn web + Celery worker processes, both on Redis,
+    with extra environment (e.g. an OpenAI-compatible LLM). Everything is stopped afterwards."""
+    started: list[AppProcess] = []
+
+    def make(**overrides) -> dict:
+        env = app_env(REDIS_URL=redis_url, **overrides)
+        worker = start_worker(env)
+        web, base = start_web(env, "web-redis.log")
+        started.extend([worker, web])
+        return {"base": base, "worker": worker, "web": web, "env": env}
+
+    def add_worker(env: dict, log_name: str) -> AppProcess:
+        worker = start_worker(env, log_name)
+        started.append(worker)
+        return worker
+
+    make.add_worker = add_worker
+    yield make
+    for process in reversed(started):
+        process.stop()
+
+
+@pytest.fixture
+def live_stack(stack_factory):
+    """Production-shaped stack: uvicorn web + a Celery worker process, both on Redis."""
+    return stack_factory()
