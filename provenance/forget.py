@@ -97,10 +97,13 @@ class Match:
     score: float | None = None
 
 
-def _semantic_matches(*, user, text: str, threshold: float) -> dict[int, Match]:
+def _query_vector(text: str) -> list[float]:
     from memory.embeddings import get_embedder
 
-    vector = get_embedder().embed_one(text).tolist()
+    return [float(x) for x in get_embedder().embed_one(text)]
+
+
+def _semantic_matches(*, user, vector: list[float], threshold: float) -> dict[int, Match]:
     rows = (
         Embedding.objects.filter(owner=user)
         .annotate(distance=CosineDistance("vector", vector))
@@ -123,9 +126,12 @@ def _keyword_matches(*, user, text: str) -> dict[int, Match]:
 
 
 def match(
-    *, user, mode: str, query: str = "", message_ids=None, threshold: float | None = None, conversation_id=None
+    *, user, mode: str, query: str = "", message_ids=None, threshold: float | None = None, conversation_id=None,
+    query_vector: list[float] | None = None,
 ) -> dict[int, Match]:
     """M: the user's stored items named by the request, each with the reason it matched."""
+    if mode in ("semantic", "natural") and query_vector is None:
+        query_vector = _query_vector(query)
     nodes = Node.objects.for_user(user)
     if mode == "ids":
         ids = {int(i) for i in message_ids or []}
@@ -143,10 +149,10 @@ def match(
     if mode == "keyword":
         return _keyword_matches(user=user, text=query)
     if mode == "semantic":
-        return _semantic_matches(user=user, text=query, threshold=threshold)
+        return _semantic_matches(user=user, vector=query_vector, threshold=threshold)
     if mode == "natural":
         # Keyword first, so an item found both ways is explained by its words.
-        return {**_semantic_matches(user=user, text=query, threshold=threshold), **_keyword_matches(user=user, text=query)}
+        return {**_semantic_matches(user=user, vector=query_vector, threshold=threshold), **_keyword_matches(user=user, text=query)}
     raise ApplicationError(f"Unknown mode {mode!r}; use one of {', '.join(MODES)}.", code="invalid")
 
 
@@ -230,7 +236,7 @@ def _validate(*, mode, query, message_ids, threshold, depth, conversation_id) ->
     return query, threshold
 
 
-def _working_set(*, user, mode: str, query: str, matched: dict[int, Match]) -> dict:
+def _working_set(*, mode: str, query: str, matched: dict[int, Match], query_vector: list[float] | None) -> dict:
     """What verification will scan for: the request's words, or the matched texts, and vectors.
     Kept only until the request completes or expires."""
     ids = sorted(matched)[:MAX_STORED_VECTORS]
@@ -239,10 +245,8 @@ def _working_set(*, user, mode: str, query: str, matched: dict[int, Match]) -> d
     else:
         terms = [query]
     vectors = [list(map(float, v)) for v in Embedding.objects.filter(node_id__in=ids).values_list("vector", flat=True)]
-    if mode in ("semantic", "natural"):
-        from memory.embeddings import get_embedder
-
-        vectors.append([float(x) for x in get_embedder().embed_one(query)])
+    if query_vector is not None:
+        vectors.append(query_vector)
     return {"terms": terms, "vectors": vectors}
 
 
@@ -259,9 +263,10 @@ def forget_preview(
         query = forget_request_target(query) if forget_request_target(query) is not None else query
         if query.lower() in _VAGUE:
             raise ApplicationError("Say what to forget, e.g. 'forget that I live in Lisbon'.", code="vague_request")
+    query_vector = _query_vector(query) if mode in ("semantic", "natural") else None
     matched = match(
         user=user, mode=mode, query=query, message_ids=message_ids, threshold=threshold,
-        conversation_id=conversation_id,
+        conversation_id=conversation_id, query_vector=query_vector,
     )
     depth = None if depth is None else int(depth)
     started = time.monotonic()
@@ -276,7 +281,7 @@ def forget_preview(
         threshold=threshold,
         expires_at=timezone.now() + timedelta(minutes=settings.DELLM_FORGET_PREVIEW_MINUTES),
         plan=the_plan,
-        working={**_working_set(user=user, mode=mode, query=query, matched=matched), "target": query},
+        working={**_working_set(mode=mode, query=query, matched=matched, query_vector=query_vector), "target": query},
     )
 
 

@@ -102,6 +102,9 @@ class Command(BaseCommand):
         results["forget_confirm"] = {"value": round(statistics.median(confirm_runs), 2), "unit": "ms",
                                      "params": {**params, "mode": "keyword", "deleted_items_per_run": sizes, "runs_ms": [round(r, 1) for r in confirm_runs]}}
 
+        for max_sources in (settings.DELLM_SUMMARY_MAX_SOURCES, 1000):
+            results[f"summary_rebuild_1000_msgs_max{max_sources}"] = self._rebuild_bench(repeat=repeat, max_sources=max_sources)
+
         Path(out).mkdir(parents=True, exist_ok=True)
         (Path(out) / "bench.json").write_text(json.dumps(results, indent=2))
         lines = ["# DeLLM benchmarks", "", f"History: {params['messages']} messages, {params['edges']} edges; median of {repeat} runs.", "",
@@ -110,6 +113,53 @@ class Command(BaseCommand):
             lines.append(f"| {name} | {r['value']} {r['unit']} | {r.get('baseline', '')} | {r.get('ratio', '')} |")
         (Path(out) / "bench.md").write_text("\n".join(lines) + "\n")
         self.stdout.write("\n".join(lines))
+
+    def _rebuild_bench(self, *, repeat: int, max_sources: int) -> dict:
+        """A 1,000-message conversation with a summary; forget one source; time until the summary
+        is rebuilt from what is left (the rebuild runs in-process here, as without REDIS_URL)."""
+        from django.test.utils import override_settings
+
+        from memory.derived import summary_refresh
+        from memory.models import Summary, TaskRun
+
+        User = get_user_model()
+        User.objects.filter(username="bench-summary").delete()
+        user = User.objects.create_user(username="bench-summary", password="bench-password-123")
+        conversation = Conversation.objects.create(owner=user, title="long conversation")
+        embedder = get_embedder()
+        texts = [f"I {verb} {thing} number {i}." for i, (verb, thing) in enumerate(
+            (random.Random(i).choice(["like", "own", "visited", "cooked", "read"]), random.Random(i + 1).choice(TOPICS)) for i in range(500))]
+        vectors = embedder.embed(texts)
+        ack = embedder.embed_one("Noted, I will remember that.").tolist()
+        user_ids = []
+        with transaction.atomic():
+            for text, vector in zip(texts, vectors):
+                message = Message.objects.create(conversation=conversation, owner=user, role=Role.USER, content=text)
+                reply = Message.objects.create(conversation=conversation, owner=user, role=Role.ASSISTANT, content="Noted, I will remember that.")
+                Edge.objects.create(src=message, dst=reply)
+                Embedding.objects.bulk_create([
+                    Embedding(node=message, owner=user, vector=vector.tolist(), backend=embedder.name),
+                    Embedding(node=reply, owner=user, vector=ack, backend=embedder.name),
+                ])
+                user_ids.append(message.pk)
+        runs, task_runs = [], []
+        with override_settings(DELLM_SUMMARY_MAX_SOURCES=max_sources):
+            summary_refresh(conversation_id=conversation.pk)
+            for i in range(repeat):
+                source = user_ids[-1 - i]  # a recent message: it is among the summary's sources
+                request = forget.forget_preview(user=user, mode="ids", message_ids=[source])
+                started = time.perf_counter()
+                manifest = forget.forget_confirm(user=user, request_id=request.pk)
+                runs.append((time.perf_counter() - started) * 1000)
+                assert [r["status"] for r in manifest["rebuilt"] if r["kind"] == "summary"] == ["done"], manifest["rebuilt"]
+                task = TaskRun.objects.filter(kind="derived_rebuild_task").order_by("-started_at").first()
+                task_runs.append(task.duration_ms)
+        active = Summary.objects.get(conversation=conversation, status="active")
+        return {"value": round(statistics.median(runs), 2), "unit": "ms",
+                "params": {"conversation_messages": 1000, "summary_max_sources": max_sources, "repeat": repeat,
+                           "measures": "confirm to manifest, rebuild included (in-process tasks)",
+                           "rebuild_task_ms": task_runs, "final_summary_version": active.version,
+                           "runs_ms": [round(r, 1) for r in runs]}}
 
     def _history(self, *, messages: int, rng: random.Random):
         """A user with ``messages`` messages in 50 conversations: statements and replies whose
