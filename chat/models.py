@@ -16,6 +16,8 @@ class ConversationQuerySet(models.QuerySet):
 class Conversation(models.Model):
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="conversations")
     title = models.CharField(max_length=200, blank=True, default="")
+    # How an OpenAI-compatible client addresses this conversation (per token, or its `user` field).
+    external_key = models.CharField(max_length=200, null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -24,6 +26,9 @@ class Conversation(models.Model):
     class Meta:
         ordering = ["-updated_at", "-id"]
         indexes = [models.Index(fields=["owner", "-updated_at"])]
+        constraints = [
+            models.UniqueConstraint(fields=["owner", "external_key"], name="conversation_unique_external_key")
+        ]
 
     def __str__(self) -> str:
         return self.title or f"Conversation {self.pk}"
@@ -52,3 +57,22 @@ class Message(Node):
         if not self.owner_id:
             self.owner_id = self.conversation.owner_id
         super().save(*args, **kwargs)
+
+
+class ApiToken(models.Model):
+    """A named API key (for the REST API and the OpenAI-compatible endpoint). Only a hash of the
+    key is stored; the key itself is shown once, when it is created."""
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens")
+    name = models.CharField(max_length=100)
+    prefix = models.CharField(max_length=12)  # shown in lists so the user can tell keys apart
+    digest = models.CharField(max_length=64, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.prefix}…)"

@@ -61,6 +61,21 @@ def conversation_create(*, user, title: str = "") -> Conversation:
     return Conversation.objects.create(owner=user, title=title)
 
 
+@transaction.atomic
+def conversation_for_client(*, user, token=None, conversation_id=None, client_user=None) -> Conversation:
+    """The conversation an OpenAI-compatible client is talking in: the one named by id, else the
+    one keyed by the client's ``user`` field, else the token's own (created on first use)."""
+    if conversation_id not in (None, ""):
+        return conversation_get(user=user, conversation_id=conversation_id)
+    if client_user not in (None, ""):
+        key, title = f"user:{str(client_user)[:180]}", f"API: {str(client_user)[:60]}"
+    else:
+        token_name = getattr(token, "name", None) or "login token"
+        key, title = f"token:{getattr(token, 'pk', 'login')}", f"API: {token_name}"[:200]
+    conversation, _ = Conversation.objects.get_or_create(owner=user, external_key=key, defaults={"title": title})
+    return conversation
+
+
 def _enqueue_embedding(node_id: int) -> None:
     transaction.on_commit(lambda: embed_node.delay(node_id))
 

@@ -3,9 +3,12 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView
 
 from chat import api as chat_api
+from chat import openai_compat
 from chat import views as chat_views
 from dellm_site import views as site_views
+from memory import api as memory_api
 from provenance import api as forget_api
+from provenance import views as forget_views
 
 api_patterns = [
     path("auth/signup/", site_views.SignupApi.as_view(), name="signup"),
@@ -18,15 +21,21 @@ api_patterns = [
     path("forget/preview/", forget_api.ForgetPreviewApi.as_view(), name="forget-preview"),
     path("forget/<str:request_id>/", forget_api.ForgetDetailApi.as_view(), name="forget-detail"),
     path("forget/<str:request_id>/confirm/", forget_api.ForgetConfirmApi.as_view(), name="forget-confirm"),
+    path("memory/", memory_api.MemoryApi.as_view(), name="memory"),
+    path("memory/facts/<int:fact_id>/rectify/", memory_api.FactRectifyApi.as_view(), name="fact-rectify"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
 ]
 
 urlpatterns = [
     path("admin/", admin.site.urls),
+    path("v1/chat/completions", openai_compat.ChatCompletionsApi.as_view(), name="openai-chat"),
+    path("v1/models", openai_compat.ModelsApi.as_view(), name="openai-models"),
     path("api/", include((api_patterns, "api"))),
     path("accounts/signup/", site_views.signup, name="signup"),
     path("accounts/", include("django.contrib.auth.urls")),
     path("healthz", site_views.healthz, name="healthz"),
+    path("forget/history/", forget_views.history, name="forget-history"),
+    path("forget/history/<str:request_id>/", forget_views.history_detail, name="forget-history-detail"),
     path("", include("chat.urls")),
 ]
 

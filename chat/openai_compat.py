@@ -1,0 +1,195 @@
+"""DeLLM as an OpenAI-compatible endpoint: ``POST /v1/chat/completions`` and ``GET /v1/models``.
+
+Any OpenAI client keeps working, with DeLLM's memory in between: the API key is a DeLLM token,
+the last user message in ``messages`` is the new turn (earlier ones are the client's copy of the
+conversation; DeLLM's own memory decides the context), and provenance and forgetting work as in
+the web chat. The conversation is chosen by the ``X-DeLLM-Conversation`` header (an id), else by
+the request's ``user`` field, else it is the token's own conversation. Which upstream model
+answers is DeLLM's configuration; ``model`` in the request is echoed, not obeyed.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.http import JsonResponse, StreamingHttpResponse
+from rest_framework import exceptions
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.views import APIView
+
+from dellm_site.errors import ApplicationError
+from memory.models import Node
+
+from . import services
+from .llm.base import get_llm
+from .authentication import ApiTokenAuthentication
+
+MODEL_ID = "dellm"
+
+
+def _error(status: int, message: str, type_: str = "invalid_request_error", code: str | None = None, param=None):
+    return JsonResponse({"error": {"message": message, "type": type_, "param": param, "code": code}}, status=status)
+
+
+def _text(content) -> str:
+    """Message content as text: a string, or the text parts of a list of content parts."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(p.get("text", "") for p in content if isinstance(p, dict) and p.get("type") == "text")
+    raise ApplicationError("message content must be a string or a list of text parts.", code="invalid")
+
+
+def _words(text: str) -> int:
+    return len(text.split())
+
+
+def _usage(question: str, context_ids: list[int], reply: str) -> dict:
+    """Approximate token counts (whitespace words): DeLLM may sit in front of any tokenizer."""
+    contents = Node.objects.filter(pk__in=context_ids).values_list("content", flat=True)
+    prompt = _words(question) + sum(_words(c) for c in contents)
+    completion = _words(reply)
+    return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+
+
+def _forget_answer(request, preview: dict) -> str:
+    url = request.build_absolute_uri(f"/forget/history/{preview['request_id']}/")
+    return (
+        f"I have not forgotten anything yet. {len(preview['matched'])} stored item(s) match your request and "
+        f"{len(preview['tainted'])} more were built from them. Review exactly what would be deleted, and confirm, "
+        f"here: {url}"
+    )
+
+
+class _OpenAIView(APIView):
+    authentication_classes = [ApiTokenAuthentication]
+    permission_classes = [IsAuthenticated]
+
+    def handle_exception(self, exc):
+        if isinstance(exc, (exceptions.NotAuthenticated, exceptions.AuthenticationFailed)):
+            return _error(401, str(getattr(exc, "detail", exc)) or "Invalid API key.", code="invalid_api_key")
+        if isinstance(exc, ApplicationError):
+            kind = "invalid_request_error" if exc.status < 500 else "api_error"
+            return _error(exc.status, exc.detail, type_=kind, code=exc.code)
+        if isinstance(exc, exceptions.ParseError):
+            return _error(400, "The request body is not valid JSON.", code="parse_error")
+        if isinstance(exc, exceptions.APIException):
+            return _error(exc.status_code, str(exc.detail), code=getattr(exc, "default_code", None))
+        return super().handle_exception(exc)
+
+
+class ModelsApi(_OpenAIView):
+    def get(self, request):
+        llm = get_llm()
+        return JsonResponse({
+            "object": "list",
+            "data": [{
+                "id": MODEL_ID, "object": "model", "created": 0, "owned_by": "dellm",
+                "upstream": llm.name, "embedder": settings.DELLM_EMBEDDER["BACKEND"].rsplit(".", 1)[-1],
+                "description": f"DeLLM memory in front of {llm.name}; the upstream model is set by DeLLM's configuration.",
+            }],
+        })
+
+
+class ChatCompletionsApi(_OpenAIView):
+    def post(self, request):
+        body = request.data
+        if not isinstance(body, dict):
+            raise ApplicationError("The body must be a JSON object.", code="invalid")
+        messages = body.get("messages")
+        if not isinstance(messages, list) or not messages:
+            raise ApplicationError("messages must be a non-empty list.", code="invalid")
+        last_user = next((m for m in reversed(messages) if isinstance(m, dict) and m.get("role") == "user"), None)
+        if last_user is None:
+            raise ApplicationError("messages must contain a user message (the new turn).", code="invalid")
+        content = _text(last_user.get("content"))
+        conversation = services.conversation_for_client(
+            user=request.user,
+            token=request.auth,
+            conversation_id=request.headers.get("X-DeLLM-Conversation"),
+            client_user=body.get("user"),
+        )
+        model = str(body.get("model") or MODEL_ID)
+        completion_id = f"chatcmpl-{uuid.uuid4().hex}"
+        created = int(time.time())
+        events = services.message_post_stream(user=request.user, conversation_id=conversation.pk, content=content)
+        if body.get("stream"):
+            include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+            sse = self._sse(request, events, completion_id, created, model, content, conversation.pk, include_usage)
+            response = StreamingHttpResponse(sse, content_type="text/event-stream")
+            response["Cache-Control"] = "no-cache"
+            response["X-Accel-Buffering"] = "no"
+            return response
+        return self._complete(request, events, completion_id, created, model, content, conversation.pk)
+
+    def _complete(self, request, events, completion_id, created, model, content, conversation_id):
+        reply_text, extension = "", {"conversation": conversation_id}
+        for event in events:
+            if event.type == "user_message":
+                extension["user_message"] = event.message.pk
+            elif event.type == "reply":
+                reply_text = event.message.content
+                extension.update(reply=event.message.pk, context=event.context)
+            elif event.type == "forget_preview":
+                reply_text = _forget_answer(request, event.preview)
+                extension["forget_preview"] = event.preview["request_id"]
+        return JsonResponse({
+            "id": completion_id, "object": "chat.completion", "created": created, "model": model,
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": reply_text}, "finish_reason": "stop"}],
+            "usage": _usage(content, extension.get("context", []), reply_text),
+            "dellm": extension,
+        })
+
+    def _sse(self, request, events, completion_id, created, model, content, conversation_id, include_usage):
+        def chunk(delta: dict, finish_reason=None, **extra) -> str:
+            payload = {
+                "id": completion_id, "object": "chat.completion.chunk", "created": created, "model": model,
+                "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}], **extra,
+            }
+            return f"data: {json.dumps(payload)}\n\n"
+
+        def frames():
+            yield chunk({"role": "assistant", "content": ""})
+            extension, reply_text = {"conversation": conversation_id}, ""
+            try:
+                for event in events:
+                    if event.type == "token":
+                        yield chunk({"content": event.delta})
+                    elif event.type == "user_message":
+                        extension["user_message"] = event.message.pk
+                    elif event.type == "reply":
+                        reply_text = event.message.content
+                        extension.update(reply=event.message.pk, context=event.context)
+                    elif event.type == "forget_preview":
+                        reply_text = _forget_answer(request, event.preview)
+                        extension["forget_preview"] = event.preview["request_id"]
+                        yield chunk({"content": reply_text})
+            except ApplicationError as exc:
+                error = {"message": exc.detail, "type": "api_error" if exc.status >= 500 else "invalid_request_error", "code": exc.code}
+                yield f"data: {json.dumps({'error': error})}\n\n"
+                yield "data: [DONE]\n\n"
+                return
+            yield chunk({}, "stop", dellm=extension)
+            if include_usage:
+                usage = _usage(content, extension.get("context", []), reply_text)
+                payload = {"id": completion_id, "object": "chat.completion.chunk", "created": created, "model": model,
+                           "choices": [], "usage": usage}
+                yield f"data: {json.dumps(payload)}\n\n"
+            yield "data: [DONE]\n\n"
+
+        return _stream_async(frames())
+
+
+async def _stream_async(iterator):
+    """Serve a synchronous generator from the ASGI server piece by piece (each step runs in the
+    thread that owns this request's database connection), so tokens leave as they are made."""
+    sentinel = object()
+    while True:
+        piece = await sync_to_async(next, thread_sensitive=True)(iterator, sentinel)
+        if piece is sentinel:
+            return
+        yield piece

@@ -1,0 +1,542 @@
+// DeLLM Forget panel: preview what a deletion removes (matched items, and tainted items that used
+// them), let the user relax it (keep items, limit the depth), confirm, and show the manifest.
+// It talks to the forget API with the session cookie; chat.js hands it forget_preview frames.
+(function () {
+  "use strict";
+  const panel = document.getElementById("forget");
+  if (!panel) return;
+
+  const $ = (id) => document.getElementById(id);
+  const els = {
+    heading: $("forget-heading"),
+    search: $("forget-search"),
+    query: $("forget-query"),
+    mode: $("forget-mode"),
+    origin: $("forget-origin"),
+    status: $("forget-status"),
+    preview: $("forget-preview"),
+    counts: $("forget-counts"),
+    depth: $("forget-depth"),
+    warning: $("forget-warning"),
+    items: $("forget-items"),
+    confirm: $("forget-confirm"),
+    cancel: $("forget-cancel"),
+    expiry: $("forget-expiry"),
+    result: $("forget-result"),
+  };
+  const idNode = document.getElementById("conversation-id");
+  const currentConversation = idNode ? JSON.parse(idNode.textContent) : null;
+  const REASONS = {
+    id: "chosen by you",
+    exact: "contains the exact text",
+    keyword: "matches the words",
+    semantic: "similar in meaning",
+    conversation: "in the conversation",
+  };
+  const RELAXED = "Kept items may still reveal what you asked to forget.";
+
+  // params: what the current preview was asked with (re-sent when the depth changes).
+  // strictTainted: how many items a strict preview of the same request tainted, when known.
+  // seq: the latest preview request; older answers that arrive late are ignored.
+  const state = { preview: null, params: null, strictTainted: null, busy: false, keep: new Set(), seq: 0 };
+
+  // --- helpers -----------------------------------------------------------------------------
+
+  function csrfToken() {
+    const found = document.cookie.match(/(?:^|;\s*)csrftoken=([^;]+)/);
+    if (found) return decodeURIComponent(found[1]);
+    const field = panel.querySelector("input[name=csrfmiddlewaretoken]");
+    return field ? field.value : "";
+  }
+
+  async function api(method, url, body) {
+    const response = await fetch(url, {
+      method: method,
+      credentials: "same-origin",
+      headers: { Accept: "application/json", "Content-Type": "application/json", "X-CSRFToken": csrfToken() },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    let data = null;
+    try { data = await response.json(); } catch (e) { data = null; }
+    if (!response.ok) {
+      const error = new Error((data && data.detail) || "The server answered " + response.status + ".");
+      error.code = data && data.code;
+      error.status = response.status;
+      throw error;
+    }
+    return data;
+  }
+
+  function el(tag, className, text) {
+    const node = document.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined && text !== null) node.textContent = text;
+    return node;
+  }
+
+  function plural(n, word, many) {
+    return n + " " + (n === 1 ? word : many || word + "s");
+  }
+
+  function setStatus(text, kind) {
+    els.status.textContent = text || "";
+    els.status.className = "forget-status" + (kind ? " " + kind : "");
+  }
+
+  function conversationLabel(id) {
+    if (id === null || id === undefined) return "Derived memory (summaries and facts)";
+    if (id === currentConversation) return "This conversation";
+    const link = document.querySelector('.conversations li[data-conversation="' + id + '"] a');
+    const title = link ? link.textContent.trim() : "";
+    return title && title !== "New conversation" ? "“" + title + "”" : "Conversation " + id;
+  }
+
+  function clearChatStatus() {
+    const line = document.getElementById("status");
+    if (line && !line.classList.contains("error")) line.textContent = "";
+  }
+
+  function messageElement(id) {
+    return document.querySelector('#messages .message[data-id="' + id + '"]');
+  }
+
+  function clearHighlights() {
+    document.querySelectorAll("#messages .message.matched, #messages .message.tainted").forEach((m) => {
+      m.classList.remove("matched", "tainted");
+    });
+  }
+
+  function highlight(preview) {
+    clearHighlights();
+    preview.matched.forEach((e) => { const m = messageElement(e.id); if (m) m.classList.add("matched"); });
+    preview.tainted.forEach((e) => { const m = messageElement(e.id); if (m) m.classList.add("tainted"); });
+    const first = document.querySelector("#messages .message.matched, #messages .message.tainted");
+    if (first) first.scrollIntoView({ block: "nearest" });
+  }
+
+  // --- opening ----------------------------------------------------------------------------
+
+  function open(options) {
+    options = options || {};
+    document.dispatchEvent(new CustomEvent("dellm:forget-open"));
+    panel.hidden = false;
+    document.body.classList.add("forgetting");
+    els.heading.textContent = options.heading || "Forget";
+    els.search.hidden = !options.search;
+    els.origin.hidden = !options.origin;
+    els.origin.textContent = options.origin || "";
+    els.preview.hidden = true;
+    els.result.hidden = true;
+    els.result.textContent = "";
+    els.items.textContent = "";
+    setStatus("");
+    state.preview = null;
+    state.seq += 1;
+    state.keep = new Set();
+    state.strictTainted = null;
+    els.depth.value = "";
+  }
+
+  function close() {
+    panel.hidden = true;
+    document.body.classList.remove("forgetting");
+    clearHighlights();
+    clearChatStatus();
+    state.preview = null;
+    state.params = null;
+    state.seq += 1;
+  }
+
+  function openSearch() {
+    open({ search: true, heading: "Forget…" });
+    els.query.focus();
+  }
+
+  function openForMessage(id) {
+    open({ heading: "Forget message #" + id, origin: "Forget message #" + id + " and everything that used it." });
+    requestPreview({ mode: "ids", message_ids: [Number(id)] });
+  }
+
+  function openForConversation(id) {
+    open({
+      heading: "Delete conversation",
+      origin: "Delete " + (id === currentConversation ? "this conversation" : conversationLabel(id)) +
+        ": all its messages, the conversation itself, and every reply elsewhere that used them.",
+    });
+    requestPreview({ mode: "conversation", conversation_id: Number(id) });
+  }
+
+  // A preview that arrived from the chat composer ("Forget that I live in Lisbon").
+  function showPreview(preview, options) {
+    options = options || {};
+    open({ search: true, heading: "Forget" });
+    els.query.value = preview.query || "";
+    els.mode.value = ["natural", "keyword", "exact", "semantic"].includes(preview.mode) ? preview.mode : "natural";
+    state.params = { mode: preview.mode, query: preview.query || "" };
+    if (preview.threshold !== null && preview.threshold !== undefined) state.params.threshold = preview.threshold;
+    if (options.origin === "chat") {
+      els.origin.hidden = false;
+      els.origin.textContent = "You asked me to forget “" + (preview.query || "") + "”. Nothing was stored or answered; nothing is deleted until you confirm.";
+    }
+    render(preview);
+  }
+
+  // --- preview ----------------------------------------------------------------------------
+
+  async function requestPreview(params, depth) {
+    state.params = params;
+    const seq = ++state.seq;
+    const body = Object.assign({}, params);
+    if (depth !== undefined && depth !== null && depth !== "") body.depth = Number(depth);
+    els.preview.hidden = true;
+    els.result.hidden = true;
+    setStatus("Looking for what would be forgotten…", "busy");
+    try {
+      const preview = await api("POST", "/api/forget/preview/", body);
+      if (seq !== state.seq) return; // superseded by a newer request, or the panel was closed
+      render(preview);
+    } catch (error) {
+      if (seq !== state.seq) return;
+      clearHighlights();
+      setStatus(error.message, "error");
+    }
+  }
+
+  function itemNode(entry, kind) {
+    const li = el("li", "forget-item " + kind);
+    li.dataset.id = entry.id;
+    const head = el("div", "item-head");
+    head.appendChild(el("span", "badge " + kind, kind));
+    const link = el(entry.conversation ? "a" : "span", "item-id", "#" + entry.id);
+    if (entry.conversation) link.href = "/c/" + entry.conversation + "/#m" + entry.id;
+    head.append(" ", link, " ", el("span", "item-role", entry.role === "user" ? "You" : entry.role === "assistant" ? "Assistant" : (entry.kind || "item")));
+    if (kind === "matched") {
+      let reason = REASONS[entry.reason] || entry.reason;
+      if (entry.score !== undefined && entry.score !== null) reason += " · score " + Number(entry.score).toFixed(2);
+      head.append(" ", el("span", "reason", reason));
+    } else {
+      head.append(" ", el("span", "depth-tag", entry.depth === 1 ? "directly" : entry.depth + " steps away"));
+      const keep = el("label", "keep");
+      const box = document.createElement("input");
+      box.type = "checkbox";
+      box.className = "keep-box";
+      box.value = entry.id;
+      box.checked = state.keep.has(entry.id);
+      box.setAttribute("aria-label", "Keep #" + entry.id);
+      box.addEventListener("change", () => {
+        if (box.checked) state.keep.add(entry.id); else state.keep.delete(entry.id);
+        li.classList.toggle("kept", box.checked);
+        updateSummary();
+      });
+      li.classList.toggle("kept", box.checked);
+      keep.append(box, " keep");
+      head.append(" ", keep);
+    }
+    li.appendChild(head);
+    li.appendChild(el("div", "excerpt", entry.excerpt === null || entry.excerpt === undefined ? "(no longer stored)" : entry.excerpt));
+    if (kind === "tainted") {
+      li.appendChild(el("div", "explanation", entry.explanation));
+      li.appendChild(el("div", "path", "path: " + entry.path.map((p) => "#" + p).join(" → ")));
+      if (entry.kind === "summary" || entry.kind === "fact") {
+        li.appendChild(el("div", "derived-note", "Derived memory: dropped, then rebuilt from what remains."));
+      }
+    }
+    return li;
+  }
+
+  function render(preview) {
+    state.preview = preview;
+    setStatus("");
+    els.result.hidden = true;
+    const tainted = preview.tainted.map((e) => e.id);
+    state.keep = new Set([...state.keep].filter((id) => tainted.includes(id)));
+    if (preview.depth === null || preview.depth === undefined) state.strictTainted = preview.tainted.length;
+    els.depth.value = preview.depth === null || preview.depth === undefined ? "" : String(preview.depth);
+    if (els.depth.value === "" && preview.depth !== null && preview.depth !== undefined) {
+      // A depth outside the menu (e.g. 0 or 5 from the API): show it as its own choice.
+      const option = el("option", null, preview.depth + " steps");
+      option.value = String(preview.depth);
+      els.depth.appendChild(option);
+      els.depth.value = option.value;
+    }
+    highlight(preview);
+    els.items.textContent = "";
+    els.preview.hidden = false;
+    els.preview.classList.toggle("empty", !preview.matched.length);
+    if (!preview.matched.length) {
+      const what = preview.query ? "“" + preview.query + "”" : "this request";
+      const empty = el("div", "forget-empty");
+      empty.appendChild(el("p", "nothing", "Nothing matches " + what + ". Nothing will be deleted."));
+      if (preview.mode !== "ids" && preview.mode !== "conversation") {
+        empty.appendChild(el("p", "muted", "Try other words, or another way of matching (keywords, exact text, meaning)."));
+      }
+      els.items.appendChild(empty);
+      els.counts.textContent = "";
+      els.warning.hidden = true;
+      els.confirm.hidden = true;
+      els.cancel.textContent = "Close";
+      els.expiry.textContent = "";
+      return;
+    }
+    els.confirm.hidden = false;
+    els.cancel.textContent = "Cancel";
+
+    // Group by conversation: this page's first, then the others, then derived memory.
+    const groups = new Map();
+    const add = (entry, kind) => {
+      const key = entry.conversation === undefined ? null : entry.conversation;
+      if (!groups.has(key)) groups.set(key, []);
+      groups.get(key).push({ entry: entry, kind: kind });
+    };
+    preview.matched.forEach((e) => add(e, "matched"));
+    preview.tainted.forEach((e) => add(e, "tainted"));
+    const keys = [...groups.keys()].sort((a, b) => {
+      const rank = (k) => (k === currentConversation ? 0 : k === null ? 2 : 1);
+      return rank(a) - rank(b) || (a || 0) - (b || 0);
+    });
+    keys.forEach((key) => {
+      const section = el("section", "forget-group");
+      section.dataset.conversation = key === null ? "" : key;
+      const title = el("h3");
+      if (key === null) title.textContent = conversationLabel(null);
+      else {
+        const link = el("a", null, conversationLabel(key));
+        link.href = "/c/" + key + "/";
+        title.appendChild(link);
+      }
+      section.appendChild(title);
+      const ul = el("ul");
+      groups.get(key).forEach((item) => ul.appendChild(itemNode(item.entry, item.kind)));
+      section.appendChild(ul);
+      els.items.appendChild(section);
+    });
+    if (preview.derived && preview.derived.length) {
+      els.items.appendChild(el("p", "muted small-text", plural(preview.derived.length, "derived record") + " (summaries, facts) will be rebuilt from their remaining sources."));
+    }
+    if (preview.expires_at) {
+      const until = new Date(preview.expires_at);
+      els.expiry.textContent = isNaN(until) ? "" : "This preview can be confirmed until " + until.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }) + ".";
+    }
+    updateSummary();
+  }
+
+  function updateSummary() {
+    const preview = state.preview;
+    if (!preview) return;
+    const matched = preview.matched.length;
+    const tainted = preview.tainted.length;
+    const kept = state.keep.size;
+    const total = matched + tainted - kept;
+    let text = plural(matched, "matched item") + " · " + plural(tainted, "tainted item");
+    if (kept) text += " (" + kept + " kept)";
+    text += " → " + plural(total, "item") + " will be deleted";
+    if (preview.threshold !== null && preview.threshold !== undefined && (preview.mode === "semantic" || preview.mode === "natural")) {
+      text += " · meaning threshold " + preview.threshold;
+    }
+    els.counts.textContent = text + ".";
+    const reasons = [];
+    if (preview.depth !== null && preview.depth !== undefined) {
+      let limited = preview.depth === 0 ? "Only the matched items are deleted; nothing that used them." :
+        "Only items within " + plural(preview.depth, "step") + " of a matched item are deleted.";
+      if (state.strictTainted !== null && state.strictTainted > tainted) {
+        limited += " " + plural(state.strictTainted - tainted, "item") + " further away that used it will be kept.";
+      }
+      reasons.push(limited);
+    }
+    if (kept) reasons.push("You keep " + plural(kept, "item") + " that used what you are forgetting.");
+    els.warning.hidden = !reasons.length;
+    els.warning.textContent = reasons.length ? "Relaxed deletion. " + RELAXED + " " + reasons.join(" ") : "";
+    els.confirm.textContent = total ? "Forget " + plural(total, "item") : "Forget";
+    els.confirm.disabled = total === 0;
+  }
+
+  function focusItem(id) {
+    const line = els.items.querySelector('.forget-item[data-id="' + id + '"]');
+    if (!line) return;
+    line.scrollIntoView({ block: "nearest" });
+    line.classList.remove("flash");
+    void line.offsetWidth; // restart the animation
+    line.classList.add("flash");
+  }
+
+  // --- confirm and manifest -----------------------------------------------------------------
+
+  async function confirm() {
+    const preview = state.preview;
+    if (!preview || state.busy) return;
+    state.busy = true;
+    els.confirm.disabled = true;
+    els.cancel.disabled = true;
+    els.depth.disabled = true;
+    setStatus("Forgetting…", "busy");
+    try {
+      const manifest = await api("POST", "/api/forget/" + preview.request_id + "/confirm/", { keep: [...state.keep] });
+      showManifest(manifest);
+    } catch (error) {
+      if (error.code === "expired") {
+        setStatus("This preview expired before it was confirmed; nothing was deleted.", "error");
+        const again = el("button", "small", "Preview again");
+        again.type = "button";
+        again.addEventListener("click", () => requestPreview(state.params, els.depth.value));
+        els.status.append(" ", again);
+      } else {
+        setStatus(error.message, "error");
+      }
+      els.confirm.disabled = false;
+    } finally {
+      state.busy = false;
+      els.cancel.disabled = false;
+      els.depth.disabled = false;
+    }
+  }
+
+  function removeDeleted(ids) {
+    const list = document.getElementById("messages");
+    ids.forEach((id) => { const m = messageElement(id); if (m) m.remove(); });
+    if (list && !list.querySelector(".message") && !document.getElementById("empty-hint")) {
+      const hint = el("p", "muted empty", "Nothing left here. What you forgot is gone from every conversation.");
+      hint.id = "empty-hint";
+      list.appendChild(hint);
+    }
+  }
+
+  // Conversation titles can quote a deleted message; the server retitles them, so refresh the list.
+  async function refreshConversations() {
+    let conversations;
+    try { conversations = await api("GET", "/api/conversations/"); } catch (e) { return; }
+    const byId = new Map(conversations.map((c) => [c.id, c]));
+    document.querySelectorAll(".conversations li[data-conversation]").forEach((li) => {
+      const id = Number(li.dataset.conversation);
+      const found = byId.get(id);
+      if (!found) { li.remove(); return; }
+      li.querySelector("a").textContent = found.title || "New conversation";
+    });
+    if (currentConversation !== null) {
+      const here = byId.get(currentConversation);
+      const title = document.getElementById("conversation-title");
+      if (!here) {
+        document.dispatchEvent(new CustomEvent("dellm:conversation-deleted"));
+        if (title) title.textContent = "Deleted conversation";
+        const hint = document.getElementById("empty-hint");
+        if (hint) hint.innerHTML = 'This conversation was deleted. <a href="/">Back to your conversations</a>.';
+        const button = document.getElementById("delete-conversation");
+        if (button) button.disabled = true;
+        document.title = "Deleted conversation · DeLLM";
+      } else {
+        const name = here.title || "Conversation " + here.id;
+        if (title) title.textContent = name;
+        document.title = name + " · DeLLM";
+      }
+    }
+  }
+
+  function showManifest(manifest) {
+    clearHighlights();
+    clearChatStatus();
+    removeDeleted(manifest.deleted_ids || []);
+    els.preview.hidden = true;
+    els.search.hidden = true;
+    els.origin.hidden = true;
+    els.query.value = "";
+    setStatus("");
+    state.preview = null;
+    els.heading.textContent = "Forgotten";
+    const deleted = manifest.deleted || {};
+    const box = els.result;
+    box.textContent = "";
+    box.hidden = false;
+    box.appendChild(el("p", "done", "Done. Deleted " + [
+      plural(deleted.messages || 0, "message"),
+      plural(deleted.embeddings || 0, "embedding"),
+      plural(deleted.edges || 0, "edge"),
+    ].join(", ") + "."));
+    const extra = [];
+    if (deleted.summaries) extra.push(plural(deleted.summaries, "summary", "summaries"));
+    if (deleted.facts) extra.push(plural(deleted.facts, "fact"));
+    if (deleted.conversations) extra.push(plural(deleted.conversations, "conversation"));
+    if (extra.length) box.appendChild(el("p", null, "Also deleted: " + extra.join(", ") + "."));
+    if (manifest.rebuilt && manifest.rebuilt.length) {
+      // Derived records (summaries, facts) in the deleted set: erased when named, else rebuilt
+      // from their surviving sources (pending until the rebuild job has run).
+      const labels = { erased: "erased", dropped: "dropped", pending: "being rebuilt from what remains", done: "rebuilt from what remains", failed: "failed to rebuild" };
+      const byStatus = {};
+      manifest.rebuilt.forEach((r) => { byStatus[r.status] = (byStatus[r.status] || 0) + 1; });
+      const parts = Object.keys(byStatus).map((status) => byStatus[status] + " " + (labels[status] || status));
+      box.appendChild(el("p", "muted", "Derived memory (summaries, facts): " + parts.join(", ") + "."));
+    }
+    const verification = manifest.verification || {};
+    const residual = verification.residual_hits || 0;
+    const verdict = el("p", "verification " + (residual === 0 ? "ok" : "warn"));
+    verdict.textContent = residual === 0
+      ? "Verification: no trace found in " + plural((verification.checked_stores || []).length, "store") + "."
+      : "Verification: " + plural(residual, "possible trace") + " remain" + (residual === 1 ? "s" : "") +
+        ((verification.residual_ids || []).length ? " (" + verification.residual_ids.map((i) => "#" + i).join(", ") + ")" : "") + ".";
+    box.appendChild(verdict);
+    if (residual && (verification.residual_ids || []).length) {
+      const review = el("button", "small", "Review them");
+      review.type = "button";
+      review.addEventListener("click", () => {
+        open({ heading: "Forget what remains", origin: "Items that still looked like what you forgot." });
+        requestPreview({ mode: "ids", message_ids: verification.residual_ids });
+      });
+      box.appendChild(review);
+    }
+    if (manifest.strict === false) {
+      const parts = [];
+      if (manifest.depth !== null && manifest.depth !== undefined) parts.push("depth limited to " + manifest.depth);
+      if ((manifest.kept || []).length) parts.push(plural(manifest.kept.length, "item") + " kept");
+      box.appendChild(el("p", "forget-warning", "Relaxed deletion (" + parts.join(", ") + "). " + RELAXED));
+    }
+    const history = el("p");
+    const link = el("a", "history-link", "See this deletion in your Deletion history");
+    link.href = "/forget/history/" + manifest.request_id + "/";
+    history.appendChild(link);
+    box.appendChild(history);
+    const done = el("button", "small", "Close");
+    done.type = "button";
+    done.id = "forget-done";
+    done.addEventListener("click", close);
+    box.appendChild(done);
+    refreshConversations();
+  }
+
+  // --- wiring ------------------------------------------------------------------------------
+
+  els.search.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const query = els.query.value.trim();
+    if (!query) { setStatus("Type what I should forget.", "error"); els.query.focus(); return; }
+    state.keep = new Set();
+    state.strictTainted = null;
+    requestPreview({ mode: els.mode.value, query: query });
+  });
+  els.depth.addEventListener("change", () => {
+    if (state.params) requestPreview(state.params, els.depth.value);
+  });
+  els.confirm.addEventListener("click", confirm);
+  els.cancel.addEventListener("click", close);
+  $("forget-close").addEventListener("click", close);
+  const opener = $("forget-open");
+  if (opener) opener.addEventListener("click", openSearch);
+  const deleteConversation = $("delete-conversation");
+  if (deleteConversation && currentConversation !== null) {
+    deleteConversation.addEventListener("click", () => openForConversation(currentConversation));
+  }
+  document.addEventListener("click", (event) => {
+    const action = event.target.closest(".msg-forget");
+    if (action) { event.preventDefault(); openForMessage(action.dataset.forget); }
+  });
+  document.addEventListener("keydown", (event) => {
+    if (event.key === "Escape" && !panel.hidden && !state.busy) close();
+  });
+
+  window.DeLLMForget = {
+    showPreview: showPreview,
+    showManifest: showManifest,
+    isOpen: () => !panel.hidden,
+    focusItem: focusItem,
+    openSearch: openSearch,
+    openForMessage: openForMessage,
+    openForConversation: openForConversation,
+  };
+})();

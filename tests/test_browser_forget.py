@@ -1,0 +1,209 @@
+"""End-to-end browser tests of forgetting: Debian's Chromium, driven by Playwright, against the real
+ASGI app (uvicorn in its own process on the test database).
+
+A user tells the assistant where they live, asks about it in another conversation, then types
+"Forget that I live in Lisbon": the Forget panel shows what matched and what used it, the user
+confirms, the messages disappear everywhere, and the deletion is in their history. A second test
+drives the other ways in: the Forget… search (including an empty result), the per-message Forget
+action, and Delete conversation.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests import test_browser as tb
+
+pytestmark = pytest.mark.browser
+
+MATCHED_OR_TAINTED = re.compile(r"\b(matched|tainted)\b")
+
+
+def sign_up(page, base: str, username: str) -> None:
+    from playwright.sync_api import expect
+
+    page.goto(f"{base}/accounts/signup/")
+    page.locator("#id_username").fill(username)
+    page.locator("#id_password1").fill("a-Long-forget-passphrase-42")
+    page.locator("#id_password2").fill("a-Long-forget-passphrase-42")
+    page.get_by_role("button", name="Sign up").click()
+    expect(page).to_have_url(f"{base}/")
+
+
+def say(page, text: str, replies: int, timeout: int = tb.REPLY_TIMEOUT_MS):
+    """Send ``text`` and wait until the page shows ``replies`` finished assistant replies."""
+    from playwright.sync_api import expect
+
+    tb.send(page, text)
+    expect(page.locator("article.message.assistant[data-id]:not(.streaming)")).to_have_count(replies, timeout=timeout)
+    expect(page.locator("#send")).to_be_enabled()
+    return page.locator("article.message.user", has_text=text).last
+
+
+def test_forget_from_the_chat_composer(live_app, monkeypatch):
+    tb.require_chromium()
+    from playwright.sync_api import expect
+
+    # Playwright's sync API keeps an event loop in this thread; the DB fixtures' teardown needs this.
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    base = live_app
+    with tb.chromium_page() as (page, seen), tb.artifacts_on_failure(page, seen, "test_browser_forget"):
+        sign_up(page, base, "forgetful")
+
+        # Conversation A: two facts about me.
+        first_url = tb.new_conversation(page, base)
+        lisbon = say(page, "I live in Lisbon.", 1, timeout=tb.FIRST_REPLY_TIMEOUT_MS)
+        sheldon = say(page, "I have a tortoise called Sheldon.", 2)
+        lisbon_id, sheldon_id = lisbon.get_attribute("data-id"), sheldon.get_attribute("data-id")
+        assert lisbon_id.isdigit() and sheldon_id.isdigit()
+        first_id = re.search(r"/c/(\d+)/$", first_url).group(1)
+
+        # Conversation B: the answer is built from conversation A.
+        second_url = tb.new_conversation(page, base, previous_url=first_url)
+        question = say(page, "Where do I live?", 1)
+        answer = tb.finished_reply(page)
+        expect(answer.locator(".content")).to_contain_text("Lisbon")
+        answer_id = answer.get_attribute("data-id")
+
+        # The deletion request typed into the composer: not answered, not stored; the panel opens.
+        seen["frames"].clear()
+        tb.send(page, "Forget that I live in Lisbon")
+        panel = page.locator("aside#forget")
+        expect(panel).to_be_visible()
+        expect(panel.locator("#forget-counts")).to_contain_text("will be deleted")
+        assert tb.frame_types(seen) == ["forget_preview"], seen["frames"]
+        expect(page.locator("article.message")).to_have_count(2)  # the request itself is not in the chat
+        expect(panel.locator("#forget-origin")).to_contain_text("I live in Lisbon")
+
+        # Matched: the Lisbon statement (in conversation A, grouped under a link to it).
+        expect(panel.locator(f'.forget-item.matched[data-id="{lisbon_id}"]')).to_have_count(1)
+        expect(panel.locator(f'.forget-item.matched[data-id="{lisbon_id}"] .reason')).not_to_be_empty()
+        expect(panel.locator(f'.forget-group h3 a[href="/c/{first_id}/"]')).to_have_count(1)
+        # Tainted: replies that used it, each with its explanation and path, kept unchecked (strict).
+        tainted = panel.locator(".forget-item.tainted")
+        expect(tainted.first).to_be_visible()
+        expect(tainted.locator(".explanation").filter(has_text=" used ").first).to_be_visible()
+        expect(tainted.first.locator(".path")).to_contain_text("→")
+        expect(tainted.locator("input.keep-box:checked")).to_have_count(0)
+        # The answer on this page is highlighted in place; the question is not.
+        expect(answer).to_have_class(MATCHED_OR_TAINTED)
+        expect(question).not_to_have_class(MATCHED_OR_TAINTED)
+        expect(panel.locator("#forget-warning")).to_be_hidden()
+
+        # Relaxing the deletion warns; going back to strict removes the warning.
+        tainted.first.locator("input.keep-box").check()
+        expect(panel.locator("#forget-warning")).to_be_visible()
+        expect(panel.locator("#forget-warning")).to_contain_text("may still reveal")
+        expect(panel.locator("#forget-counts")).to_contain_text("1 kept")
+        tainted.first.locator("input.keep-box").uncheck()
+        expect(panel.locator("#forget-warning")).to_be_hidden()
+        panel.locator("#forget-depth").select_option("1")
+        expect(panel.locator("#forget-warning")).to_contain_text("within 1 step")
+        panel.locator("#forget-depth").select_option("")
+        expect(panel.locator("#forget-warning")).to_be_hidden()
+        expect(panel.locator(f'.forget-item.matched[data-id="{lisbon_id}"]')).to_have_count(1)
+
+        # Confirm: what was deleted disappears from the page, and the manifest summary says so.
+        panel.locator("#forget-confirm").click()
+        result = panel.locator("#forget-result")
+        expect(result).to_be_visible(timeout=tb.REPLY_TIMEOUT_MS)
+        expect(result).to_contain_text("Deleted")
+        expect(result.locator(".verification")).to_have_text(re.compile(r"no trace found"))
+        expect(page.locator(f'article.message[data-id="{answer_id}"]')).to_have_count(0)
+        expect(question).to_be_visible()
+        expect(page.locator(".sidebar")).not_to_contain_text("Lisbon")  # A's title quoted the deleted message
+        expect(page.locator("article.message.matched, article.message.tainted")).to_have_count(0)
+        history_link = result.locator("a.history-link")
+        expect(history_link).to_have_attribute("href", re.compile(r"^/forget/history/[0-9a-f-]{36}/$"))
+        request_id = history_link.get_attribute("href").split("/")[-2]
+
+        # After a reload, in both conversations: the Lisbon messages are gone, Sheldon stays.
+        page.reload()
+        expect(page.locator("article.message.user", has_text="Where do I live?")).to_have_count(1)
+        expect(page.locator("#messages")).not_to_contain_text("Lisbon")
+        page.goto(first_url)
+        expect(page.locator(f'article.message[data-id="{sheldon_id}"]')).to_have_text(re.compile("I have a tortoise called Sheldon."))
+        expect(page.locator(f'article.message[data-id="{lisbon_id}"]')).to_have_count(0)
+        expect(page.locator("body")).not_to_contain_text("Lisbon")
+
+        # The Deletion history lists it, completed, with counts and the verification result.
+        page.locator("#nav-history").click()
+        expect(page).to_have_url(f"{base}/forget/history/")
+        row = page.locator(f'tr.history-row[data-request="{request_id}"]')
+        expect(row).to_have_count(1)
+        expect(row.locator(".pill.completed")).to_have_text("Completed")
+        expect(row).to_contain_text("no trace found")
+        expect(row.locator(".count-messages")).to_have_text(re.compile(r"^[1-9]\d* messages$"))
+        row.get_by_role("link", name="Details").click()
+        expect(page.locator("#manifest-status")).to_have_text("Completed")
+        expect(page.locator("#deleted-ids")).to_contain_text(f"#{lisbon_id}")
+        expect(page.locator("#deleted-ids")).to_contain_text(f"#{answer_id}")
+        expect(page.locator("body")).not_to_contain_text("Lisbon")
+        assert second_url != first_url
+        assert not seen["errors"], f"uncaught errors in the page: {seen['errors']}"
+
+
+def test_forget_search_message_action_and_delete_conversation(live_app, monkeypatch):
+    tb.require_chromium()
+    from playwright.sync_api import expect
+
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    base = live_app
+    with tb.chromium_page() as (page, seen), tb.artifacts_on_failure(page, seen, "test_browser_forget_actions"):
+        sign_up(page, base, "tidy_user")
+        tb.new_conversation(page, base)
+        cat = say(page, "My cat is called Tom.", 1, timeout=tb.FIRST_REPLY_TIMEOUT_MS)
+        green = say(page, "My favourite colour is green.", 2)
+        cat_id, green_id = cat.get_attribute("data-id"), green.get_attribute("data-id")
+        panel = page.locator("aside#forget")
+
+        # The influence panel still works, and the Forget panel replaces it.
+        green.locator(".content").click()
+        expect(page.locator("aside#influence")).to_be_visible()
+        expect(page.locator("#influence-title")).to_have_text(f"#{green_id}")
+
+        # Forget…: a search that matches nothing says so and offers nothing to confirm.
+        page.get_by_role("button", name="Forget…").click()
+        expect(panel).to_be_visible()
+        expect(page.locator("aside#influence")).to_be_hidden()
+        panel.locator("#forget-query").fill("zebra crossing")
+        panel.locator("#forget-mode").select_option("keyword")
+        panel.locator("#forget-search-go").click()
+        expect(panel.locator(".forget-empty")).to_contain_text("Nothing matches")
+        expect(panel.locator("#forget-confirm")).to_be_hidden()
+        panel.locator("#forget-cancel").click()
+        expect(panel).to_be_hidden()
+
+        # The Forget action on one message: it and its reply go, the rest stays.
+        cat.locator(".msg-forget").click()
+        expect(panel).to_be_visible()
+        expect(panel.locator("#forget-heading")).to_have_text(f"Forget message #{cat_id}")
+        expect(panel.locator(f'.forget-item.matched[data-id="{cat_id}"] .reason')).to_contain_text("chosen by you")
+        expect(cat).to_have_class(re.compile(r"\bmatched\b"))
+        cat_reply_id = panel.locator(".forget-item.tainted").first.get_attribute("data-id")
+        expect(page.locator(f'article.message[data-id="{cat_reply_id}"]')).to_have_class(re.compile(r"\btainted\b"))
+        panel.locator("#forget-confirm").click()
+        expect(panel.locator("#forget-result .verification")).to_be_visible(timeout=tb.REPLY_TIMEOUT_MS)
+        expect(page.locator(f'article.message[data-id="{cat_id}"]')).to_have_count(0)
+        expect(page.locator(f'article.message[data-id="{cat_reply_id}"]')).to_have_count(0)
+        expect(green).to_be_visible()
+        panel.locator("#forget-done").click()
+        expect(panel).to_be_hidden()
+
+        # Delete conversation: everything in it goes, and the page says so.
+        page.get_by_role("button", name="Delete conversation").click()
+        expect(panel.locator("#forget-heading")).to_have_text("Delete conversation")
+        expect(panel.locator(f'.forget-item.matched[data-id="{green_id}"] .reason')).to_contain_text("in the conversation")
+        panel.locator("#forget-confirm").click()
+        expect(panel.locator("#forget-result")).to_contain_text("1 conversation", timeout=tb.REPLY_TIMEOUT_MS)
+        expect(page.locator("article.message")).to_have_count(0)
+        expect(page.locator("#conversation-title")).to_have_text("Deleted conversation")
+        expect(page.locator("#composer-input")).to_be_disabled()
+        expect(page.locator(".conversations li[data-conversation]")).to_have_count(0)
+
+        page.locator("#nav-history").click()
+        expect(page.locator("tr.history-row.completed")).to_have_count(2)
+        expect(page.locator("body")).not_to_contain_text("cat is called")
+        assert not seen["errors"], f"uncaught errors in the page: {seen['errors']}"
