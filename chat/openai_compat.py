@@ -56,8 +56,8 @@ def _usage(question: str, context_ids: list[int], reply: str) -> dict:
     return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
 
 
-def _forget_answer(request, preview: dict) -> str:
-    url = request.build_absolute_uri(f"/forget/history/{preview['request_id']}/")
+def _forget_answer(request, preview: dict, conversation_id: int) -> str:
+    url = request.build_absolute_uri(f"/c/{conversation_id}/?forget={preview['request_id']}")
     return (
         f"I have not forgotten anything yet. {len(preview['matched'])} stored item(s) match your request and "
         f"{len(preview['tainted'])} more were built from them. Review exactly what would be deleted, and confirm, "
@@ -135,7 +135,7 @@ class ChatCompletionsApi(_OpenAIView):
                 reply_text = event.message.content
                 extension.update(reply=event.message.pk, context=event.context)
             elif event.type == "forget_preview":
-                reply_text = _forget_answer(request, event.preview)
+                reply_text = _forget_answer(request, event.preview, conversation_id)
                 extension["forget_preview"] = event.preview["request_id"]
         return JsonResponse({
             "id": completion_id, "object": "chat.completion", "created": created, "model": model,
@@ -165,7 +165,7 @@ class ChatCompletionsApi(_OpenAIView):
                         reply_text = event.message.content
                         extension.update(reply=event.message.pk, context=event.context)
                     elif event.type == "forget_preview":
-                        reply_text = _forget_answer(request, event.preview)
+                        reply_text = _forget_answer(request, event.preview, conversation_id)
                         extension["forget_preview"] = event.preview["request_id"]
                         yield chunk({"content": reply_text})
             except ApplicationError as exc:

@@ -21,6 +21,7 @@ api_patterns = [
     path("forget/preview/", forget_api.ForgetPreviewApi.as_view(), name="forget-preview"),
     path("forget/<str:request_id>/", forget_api.ForgetDetailApi.as_view(), name="forget-detail"),
     path("forget/<str:request_id>/confirm/", forget_api.ForgetConfirmApi.as_view(), name="forget-confirm"),
+    path("forget/<str:request_id>/cancel/", forget_api.ForgetCancelApi.as_view(), name="forget-cancel"),
     path("memory/", memory_api.MemoryApi.as_view(), name="memory"),
     path("memory/facts/<int:fact_id>/rectify/", memory_api.FactRectifyApi.as_view(), name="fact-rectify"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),

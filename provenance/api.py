@@ -48,3 +48,10 @@ class ForgetDetailApi(APIView):
         if deletion.status == DeletionStatus.COMPLETED:
             return Response(deletion.manifest)
         return Response(selectors.preview_data(request=deletion))
+
+
+class ForgetCancelApi(APIView):
+    @extend_schema(request=None, responses={204: None}, description="Abandon a preview; it can no longer be confirmed.")
+    def post(self, request, request_id):
+        forget.forget_cancel(user=request.user, request_id=request_id)
+        return Response(status=status.HTTP_204_NO_CONTENT)

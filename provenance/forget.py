@@ -250,11 +250,23 @@ def _working_set(*, mode: str, query: str, matched: dict[int, Match], query_vect
     return {"terms": terms, "vectors": vectors}
 
 
+def forget_cancel(*, user, request_id) -> None:
+    """Abandon a preview: it can no longer be confirmed and its working text is dropped now."""
+    with transaction.atomic():
+        request = _get_request(user=user, request_id=request_id, lock=True)
+        if request.status == DeletionStatus.PREVIEWED:
+            _expire(request)
+
+
 @transaction.atomic
 def forget_preview(
     *, user, mode: str, query: str = "", message_ids=None, threshold=None, depth=None, conversation_id=None
 ) -> DeletionRequest:
     """Plan a deletion and store it as a preview. Nothing is deleted."""
+    # The user's stale previews lose their working text now rather than at the next start-up.
+    DeletionRequest.objects.filter(owner=user, status=DeletionStatus.PREVIEWED, expires_at__lte=timezone.now()).update(
+        status=DeletionStatus.EXPIRED, working={}
+    )
     query, threshold = _validate(
         mode=mode, query=query, message_ids=message_ids, threshold=threshold, depth=depth,
         conversation_id=conversation_id,

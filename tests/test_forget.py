@@ -269,3 +269,14 @@ def test_audit_record_holds_no_content(user):
     assert str(m.user_message.pk) not in [str(x) for x in audit.item_refs]
     assert audit.item_refs and audit.requester_ref != str(user.pk)
     assert _text_hits("hypothyroidism") == []
+
+
+def test_cancelled_preview_drops_its_words_and_cannot_be_confirmed(api, user):
+    c1 = services.conversation_create(user=user)
+    say(user, c1, "My locker code is 5521.")
+    preview = api.post("/api/forget/preview/", {"mode": "keyword", "query": "locker code"}, format="json").json()
+    assert api.post(f"/api/forget/{preview['request_id']}/cancel/", {}, format="json").status_code == 204
+    request = DeletionRequest.objects.get(pk=preview["request_id"])
+    assert request.status == "expired" and request.working == {}
+    assert api.post(f"/api/forget/{preview['request_id']}/confirm/", {}, format="json").status_code == 410
+    assert Message.objects.filter(content="My locker code is 5521.").exists()

@@ -137,7 +137,19 @@
     els.depth.value = "";
   }
 
+  // Drop an unconfirmed preview on the server as soon as it is abandoned, so the words of the
+  // request do not wait for the preview to expire.
+  function discard(preview) {
+    if (!preview || preview.status !== "previewed") return;
+    fetch("/api/forget/" + preview.request_id + "/cancel/", {
+      method: "POST",
+      headers: { Accept: "application/json", "X-CSRFToken": csrfToken() },
+      credentials: "same-origin",
+    }).catch(() => {});
+  }
+
   function close() {
+    discard(state.preview);
     panel.hidden = true;
     document.body.classList.remove("forgetting");
     clearHighlights();
@@ -245,6 +257,7 @@
   }
 
   function render(preview) {
+    if (state.preview && state.preview.request_id !== preview.request_id) discard(state.preview);
     state.preview = preview;
     setStatus("");
     els.result.hidden = true;
@@ -529,6 +542,19 @@
   document.addEventListener("keydown", (event) => {
     if (event.key === "Escape" && !panel.hidden && !state.busy) close();
   });
+
+  // A link such as /c/<id>/?forget=<request_id> (given to OpenAI-compatible clients, which
+  // cannot show this panel) opens the stored preview, or the manifest once confirmed.
+  const linked = new URLSearchParams(location.search).get("forget");
+  if (linked) {
+    fetch("/api/forget/" + encodeURIComponent(linked) + "/", { headers: { Accept: "application/json" } })
+      .then((response) => response.json().then((data) => ({ ok: response.ok, data: data })))
+      .then(({ ok, data }) => {
+        if (!ok) return;
+        if (data.status === "completed") showManifest(data);
+        else showPreview(data, { origin: "link" });
+      });
+  }
 
   window.DeLLMForget = {
     showPreview: showPreview,
