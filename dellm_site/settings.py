@@ -127,8 +127,9 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env.int("DELLM_TASK_VIS
 # --- REST API ---------------------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.SessionAuthentication",
+        # First, so a missing or revoked key gets 401 with a WWW-Authenticate header.
         "chat.authentication.ApiTokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],

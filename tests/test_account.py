@@ -1,0 +1,117 @@
+"""User data rights (export, account deletion), API tokens, and health."""
+
+import json
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.db import connection
+
+from chat import services
+from chat.models import ApiToken, Conversation
+from memory.models import Node
+from provenance.models import AuditRecord
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def say(user, conversation, text):
+    return services.message_post(user=user, conversation_id=conversation.pk, content=text)
+
+
+def _rows_containing(needle: str) -> dict:
+    hits = {}
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = 'public' "
+            "AND data_type IN ('text', 'character varying', 'jsonb', 'json')"
+        )
+        for table, column in cursor.fetchall():
+            cursor.execute(f'SELECT COUNT(*) FROM "{table}" WHERE "{column}"::text ILIKE %s', [f"%{needle}%"])
+            count = cursor.fetchone()[0]
+            if count:
+                hits[f"{table}.{column}"] = count
+    return hits
+
+
+@pytest.fixture
+def two_histories(user, other_user, settings):
+    settings.DELLM_SUMMARY_EVERY = 2
+    mine = services.conversation_create(user=user, title="Mine")
+    say(user, mine, "My cat is called Zanzibar.")
+    say(user, mine, "I work at Quillfeather Labs.")
+    c2 = services.conversation_create(user=user)
+    say(user, c2, "What is my cat called?")
+    theirs = services.conversation_create(user=other_user, title="Theirs")
+    say(other_user, theirs, "My dog is called Biscuit.")
+    return mine, theirs
+
+
+def test_export_has_everything_of_the_user_and_nothing_else(api, user, other_user, two_histories):
+    data = api.get("/api/account/export/").json()
+    text = json.dumps(data)
+    assert "Zanzibar" in text and "Quillfeather" in text and "Biscuit" not in text
+    assert {c["title"] for c in data["conversations"]} == {"Mine", "What is my cat called?"}
+    assert len(data["messages"]) == 6 and data["facts"] and data["summaries"]
+    mine = set(Node.objects.filter(owner=user).values_list("pk", flat=True))
+    assert {m["id"] for m in data["messages"]} | {f["id"] for f in data["facts"]} | {s["id"] for s in data["summaries"]} == mine
+    assert all(e["src"] in mine and e["dst"] in mine for e in data["edges"]) and data["edges"]
+    reply = next(m for m in data["messages"] if m["role"] == "assistant" and "Zanzibar" in m["content"])
+    assert reply["context"]
+
+
+def test_export_page_download(client, user, two_histories):
+    client.force_login(user)
+    response = client.get("/account/export.json")
+    assert response.status_code == 200 and "attachment" in response["Content-Disposition"]
+    assert "Zanzibar" in response.content.decode()
+
+
+def test_account_deletion_removes_every_trace_and_keeps_others(api, user, other_user, two_histories):
+    username = user.username
+    assert api.post("/api/account/delete/", {"password": "wrong"}, format="json").status_code == 403
+    assert Node.objects.filter(owner=user).exists()
+    manifest = api.post("/api/account/delete/", {"password": user.raw_password}, format="json").json()
+    assert manifest["deleted"]["messages"] == 6 and manifest["verification"]["residual_hits"] == 0
+    assert not get_user_model().objects.filter(username=username).exists()
+    for needle in ("Zanzibar", "Quillfeather", "What is my cat called"):
+        assert _rows_containing(needle) == {}, needle
+    assert Node.objects.filter(owner=other_user, content="My dog is called Biscuit.").exists()
+    assert Conversation.objects.filter(owner=other_user).count() == 1
+    audit = AuditRecord.objects.get(mode="account")
+    assert audit.status == "completed" and audit.deleted["messages"] == 6 and audit.requester_username == username
+
+
+def test_tokens_page_and_api(client, api, user):
+    client.force_login(user)
+    page = client.post("/account/", {"action": "create-token", "name": "my chat UI"})
+    assert page.status_code == 200 and b"dllm-" in page.content
+    created = api.post("/api/tokens/", {"name": "cli"}, format="json").json()
+    assert created["key"].startswith("dllm-")
+    listed = api.get("/api/tokens/").json()
+    assert {t["name"] for t in listed} == {"my chat UI", "cli"} and all("key" not in t for t in listed)
+    from rest_framework.test import APIClient
+
+    with_new = APIClient()
+    with_new.credentials(HTTP_AUTHORIZATION=f"Bearer {created['key']}")
+    assert with_new.get("/api/conversations/").status_code == 200
+    assert api.post(f"/api/tokens/{created['id']}/revoke/", {}, format="json").json()["revoked_at"]
+    assert with_new.get("/api/conversations/").status_code == 401
+    token = ApiToken.objects.get(name="my chat UI")
+    client.post("/account/", {"action": "revoke-token", "token_id": token.pk})
+    token.refresh_from_db()
+    assert token.revoked_at is not None
+    assert created["key"] not in str(list(ApiToken.objects.values()))  # only a hash is stored
+
+
+def test_healthz_reports_redis_and_workers(client, settings, redis_url):
+    assert client.get("/healthz").json()["database"] == "ok"
+    settings.REDIS_URL = "redis://127.0.0.1:1/0"
+    report = client.get("/healthz")
+    assert report.status_code == 503 and report.json()["redis"].startswith("error")
+
+
+def test_healthz_with_a_live_worker(live_stack):
+    import httpx
+
+    report = httpx.get(f"{live_stack['base']}/healthz", timeout=30).json()
+    assert report["database"] == "ok" and report["redis"] == "ok" and report["workers"].startswith("ok")
