@@ -17,6 +17,8 @@ import uuid
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.http import JsonResponse, StreamingHttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema
 from rest_framework import exceptions
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.views import APIView
@@ -83,6 +85,8 @@ class _OpenAIView(APIView):
 
 
 class ModelsApi(_OpenAIView):
+    @extend_schema(responses=OpenApiTypes.OBJECT, description="OpenAI-compatible model list: the one DeLLM model, "
+                   "and which upstream model answers behind it.")
     def get(self, request):
         llm = get_llm()
         return JsonResponse({
@@ -96,6 +100,14 @@ class ModelsApi(_OpenAIView):
 
 
 class ChatCompletionsApi(_OpenAIView):
+    @extend_schema(
+        request=OpenApiTypes.OBJECT,
+        responses=OpenApiTypes.OBJECT,
+        description="OpenAI chat completions (stream or not) with DeLLM memory. The last user message is the new "
+        "turn; choose the conversation with the X-DeLLM-Conversation header (id) or the `user` field; default: one "
+        "conversation per token. Errors use the OpenAI error shape. Responses carry a `dellm` object "
+        "(conversation, user_message, reply, context ids).",
+    )
     def post(self, request):
         body = request.data
         if not isinstance(body, dict):
