@@ -134,3 +134,12 @@ def test_openapi_schema_documents_the_contract(api):
     ):
         assert path in paths, path
     assert "post" in paths["/api/conversations/{conversation_id}/messages/"]
+
+
+def test_openapi_schema_validates_without_warnings(tmp_path):
+    from django.core.management import call_command
+
+    call_command("spectacular", "--validate", "--fail-on-warn", "--file", str(tmp_path / "schema.yml"))
+    text = (tmp_path / "schema.yml").read_text()
+    for path in ("/api/forget/preview/", "/api/memory/", "/v1/chat/completions", "/api/account/export/"):
+        assert f"  {path}:" in text
