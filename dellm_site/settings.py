@@ -122,7 +122,12 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 # An unacknowledged job (its worker died) goes back to the queue after this many seconds.
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env.int("DELLM_TASK_VISIBILITY_TIMEOUT", default=300)}
+# Workers sweep for such jobs every interval x throttle seconds.
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": env.int("DELLM_TASK_VISIBILITY_TIMEOUT", default=300),
+    "unacked_restore_interval": env.int("DELLM_TASK_RESTORE_INTERVAL", default=10),
+    "unacked_restore_throttle": env.int("DELLM_TASK_RESTORE_THROTTLE", default=10),
+}
 
 # --- REST API ---------------------------------------------------------------------------
 REST_FRAMEWORK = {

@@ -7,6 +7,7 @@ from chat import openai_compat
 from chat import views as chat_views
 from dellm_site import views as site_views
 from memory import api as memory_api
+from memory import views as memory_views
 from provenance import api as forget_api
 from provenance import views as forget_views
 
@@ -43,6 +44,7 @@ urlpatterns = [
     path("account/export.json", site_views.account_export_download, name="account-export"),
     path("forget/history/", forget_views.history, name="forget-history"),
     path("forget/history/<str:request_id>/", forget_views.history_detail, name="forget-history-detail"),
+    path("memory/", memory_views.memory_page, name="memory"),
     path("", include("chat.urls")),
 ]
 

@@ -71,6 +71,7 @@ def test_worker_killed_mid_rebuild_is_retried_and_old_record_never_served(stack_
     stack = stack_factory(
         DELLM_LLM="openai", OPENAI_API_KEY=openai_stub.api_key, OPENAI_BASE_URL=openai_stub.base_url,
         DELLM_LLM_MODEL="stub-model", DELLM_SUMMARY_EVERY="3", DELLM_TASK_VISIBILITY_TIMEOUT="3",
+        DELLM_TASK_RESTORE_INTERVAL="1", DELLM_TASK_RESTORE_THROTTLE="1",
     )
     api = Api(stack["base"], user)
     c1 = api.conversation()

@@ -1,6 +1,8 @@
 // DeLLM Forget panel: preview what a deletion removes (matched items, and tainted items that used
 // them), let the user relax it (keep items, limit the depth), confirm, and show the manifest.
 // It talks to the forget API with the session cookie; chat.js hands it forget_preview frames.
+// It also runs without a conversation (the Memory page): no #conversation-id, no #messages; it then
+// announces each finished deletion with a "dellm:forget-done" event for memory.js.
 (function () {
   "use strict";
   const panel = document.getElementById("forget");
@@ -169,6 +171,13 @@
     requestPreview({ mode: "ids", message_ids: [Number(id)] });
   }
 
+  // Any stored items by id (the Memory page erases a fact or a summary, with its earlier versions).
+  function openForItems(ids, options) {
+    options = options || {};
+    open({ heading: options.heading || "Forget", origin: options.origin });
+    requestPreview({ mode: "ids", message_ids: ids.map(Number) });
+  }
+
   function openForConversation(id) {
     open({
       heading: "Delete conversation",
@@ -324,7 +333,15 @@
       els.items.appendChild(section);
     });
     if (preview.derived && preview.derived.length) {
-      els.items.appendChild(el("p", "muted small-text", plural(preview.derived.length, "derived record") + " (summaries, facts) will be rebuilt from their remaining sources."));
+      // A derived record named by the request is erased; one that merely used it is rebuilt.
+      const erased = preview.derived.filter((d) => d.action === "erase").length;
+      const rebuilt = preview.derived.length - erased;
+      if (erased) {
+        els.items.appendChild(el("p", "muted small-text", plural(erased, "derived record") + " (summaries, facts) will be erased, not rebuilt. The messages " + (erased === 1 ? "it was" : "they were") + " built from stay unless you forget them too."));
+      }
+      if (rebuilt) {
+        els.items.appendChild(el("p", "muted small-text", plural(rebuilt, "derived record") + " (summaries, facts) will be rebuilt from their remaining sources."));
+      }
     }
     if (preview.expires_at) {
       const until = new Date(preview.expires_at);
@@ -505,12 +522,20 @@
     link.href = "/forget/history/" + manifest.request_id + "/";
     history.appendChild(link);
     box.appendChild(history);
+    if (manifest.rebuilt && manifest.rebuilt.length) {
+      const memory = el("p");
+      const memoryLink = el("a", "memory-link", "See your memory" + (manifest.rebuilt.some((r) => r.status === "pending") ? " being rebuilt" : ""));
+      memoryLink.href = "/memory/?after=" + encodeURIComponent(manifest.request_id);
+      memory.appendChild(memoryLink);
+      box.appendChild(memory);
+    }
     const done = el("button", "small", "Close");
     done.type = "button";
     done.id = "forget-done";
     done.addEventListener("click", close);
     box.appendChild(done);
     refreshConversations();
+    document.dispatchEvent(new CustomEvent("dellm:forget-done", { detail: { manifest: manifest } }));
   }
 
   // --- wiring ------------------------------------------------------------------------------
@@ -563,6 +588,7 @@
     focusItem: focusItem,
     openSearch: openSearch,
     openForMessage: openForMessage,
+    openForItems: openForItems,
     openForConversation: openForConversation,
   };
 })();

@@ -1,0 +1,94 @@
+"""The deletion benchmark: the paper's tables and Figure 8, on the persona facts and TOFU.
+
+Writes reports/eval.json, reports/eval.md and reports/eval_fig8.png (see CONTRACT.md, "Evaluation
+output"). Run it through `make eval`, which points it at a database of its own (dellm_eval): it
+creates one user per episode and deletes it afterwards.
+"""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+
+from evaluation.datasets import DEFAULT_TOFU_RETAIN, data_dir, personas_load, slice_parse, tofu_load
+from evaluation.report import METRICS
+from evaluation.runner import evaluate
+
+
+class Command(BaseCommand):
+    help = "Run the deletion benchmark and write reports/eval.json, eval.md and eval_fig8.png."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--dataset", choices=["personas", "tofu", "all"], default=None,
+                            help="which shared dataset to run (default: all, or none when --dataset-file is given)")
+        parser.add_argument("--dataset-file", action="append", default=[], metavar="PATH",
+                            help="a file in the personas JSONL format, reported under its file name (repeatable)")
+        parser.add_argument("--data-dir", default=None,
+                            help="the shared data folder (default: $DELLM_EVAL_DATA_DIR, else ../shared/data)")
+        parser.add_argument("--limit", type=int, default=None, help="first N personas / first N TOFU forget facts")
+        parser.add_argument("--tofu-retain-slice", default="{}:{}".format(*DEFAULT_TOFU_RETAIN),
+                            help="TOFU retain facts, as START:END into full (default: %(default)s)")
+        parser.add_argument("--systems", default=None,
+                            help="comma list (default: all): no_memory, full_memory, semantic_deletion@T, dellm")
+        parser.add_argument("--metric", choices=METRICS, default="containment", help="headline metric")
+        parser.add_argument("--semantic-query", choices=["target", "request"], default="target",
+                            help="semantic deletion compares the history with what the request names (default) "
+                                 "or with the whole request")
+        parser.add_argument("--no-judge", action="store_true", help="skip the LLM judge even with a real LLM")
+        parser.add_argument("--no-embedding-cache", action="store_true", help="embed every repeated text again")
+        parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+        parser.add_argument("--out", default=str(Path(settings.BASE_DIR) / "reports"), help="output folder")
+
+    def handle(self, *args, **options):
+        if options["limit"] is not None and options["limit"] < 1:
+            raise CommandError("--limit must be 1 or more.")
+        folder = data_dir(options["data_dir"])
+        choice = options["dataset"] or ("all" if not options["dataset_file"] else None)
+        datasets = []
+        if choice in ("personas", "all"):
+            datasets.append(personas_load(path=folder / "personas" / "personas_dev.jsonl", name="personas", limit=options["limit"]))
+        if choice in ("tofu", "all"):
+            retain = slice_parse(options["tofu_retain_slice"])
+            datasets.append(tofu_load(folder=folder / "tofu", limit=options["limit"], retain=retain))
+            self.stdout.write(f"TOFU: forget01 + retain slice full[{retain[0]}:{retain[1]}]")
+        for raw in options["dataset_file"]:
+            path = Path(raw).expanduser()
+            datasets.append(personas_load(path=path, name=path.name, limit=options["limit"]))
+        names = [d.name for d in datasets]
+        if len(set(names)) != len(names):
+            raise CommandError(f"Two datasets would be reported under the same name: {names}.")
+        report = evaluate(
+            datasets=datasets,
+            systems=options["systems"],
+            out=Path(options["out"]),
+            command=self._command(options),
+            metric=options["metric"],
+            semantic_query=options["semantic_query"],
+            use_judge=not options["no_judge"],
+            progress=not options["no_progress"],
+            cache_embeddings=not options["no_embedding_cache"],
+            log=lambda text: self.stdout.write(text),
+        )
+        for target in report["targets"]:
+            mark = self.style.SUCCESS("PASS") if target["passed"] else self.style.WARNING("MISS")
+            self.stdout.write(f"{mark} {target['dataset']}: {target['target']} ({target['value']})")
+        self.stdout.write(f"wrote {', '.join(report['files'].values())} in {report['wall_s']:.0f} s")
+
+    @staticmethod
+    def _command(options) -> str:
+        parts = ["python", "manage.py", "dellm_eval"]
+        defaults = {"tofu_retain_slice": "{}:{}".format(*DEFAULT_TOFU_RETAIN), "metric": "containment", "semantic_query": "target"}
+        for key in ("dataset", "data_dir", "limit", "tofu_retain_slice", "systems", "metric", "semantic_query", "out"):
+            value = options.get(key)
+            if value is None or defaults.get(key) == value or (key == "out" and value == str(Path(settings.BASE_DIR) / "reports")):
+                continue
+            parts += [f"--{key.replace('_', '-')}", str(value)]
+        for raw in options.get("dataset_file") or []:
+            parts += ["--dataset-file", raw]
+        for flag in ("no_judge", "no_embedding_cache", "no_progress"):
+            if options.get(flag):
+                parts.append(f"--{flag.replace('_', '-')}")
+        return shlex.join(parts)
