@@ -67,6 +67,23 @@ def _forget_answer(request, preview: dict, conversation_id: int) -> str:
     )
 
 
+class _Turn:
+    """What a client is told about one turn: the answer text and DeLLM's ids (the `dellm` object)."""
+
+    def __init__(self, request, conversation_id: int):
+        self.request, self.text, self.extension = request, "", {"conversation": conversation_id}
+
+    def take(self, event) -> None:
+        if event.type == "user_message":
+            self.extension["user_message"] = event.message.pk
+        elif event.type == "reply":
+            self.text = event.message.content
+            self.extension.update(reply=event.message.pk, context=event.context)
+        elif event.type == "forget_preview":
+            self.text = _forget_answer(self.request, event.preview, self.extension["conversation"])
+            self.extension["forget_preview"] = event.preview["request_id"]
+
+
 class _OpenAIView(APIView):
     authentication_classes = [ApiTokenAuthentication]
     permission_classes = [IsAuthenticated]
@@ -139,21 +156,14 @@ class ChatCompletionsApi(_OpenAIView):
         return self._complete(request, events, completion_id, created, model, content, conversation.pk)
 
     def _complete(self, request, events, completion_id, created, model, content, conversation_id):
-        reply_text, extension = "", {"conversation": conversation_id}
+        turn = _Turn(request, conversation_id)
         for event in events:
-            if event.type == "user_message":
-                extension["user_message"] = event.message.pk
-            elif event.type == "reply":
-                reply_text = event.message.content
-                extension.update(reply=event.message.pk, context=event.context)
-            elif event.type == "forget_preview":
-                reply_text = _forget_answer(request, event.preview, conversation_id)
-                extension["forget_preview"] = event.preview["request_id"]
+            turn.take(event)
         return JsonResponse({
             "id": completion_id, "object": "chat.completion", "created": created, "model": model,
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": reply_text}, "finish_reason": "stop"}],
-            "usage": _usage(content, extension.get("context", []), reply_text),
-            "dellm": extension,
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": turn.text}, "finish_reason": "stop"}],
+            "usage": _usage(content, turn.extension.get("context", []), turn.text),
+            "dellm": turn.extension,
         })
 
     def _sse(self, request, events, completion_id, created, model, content, conversation_id, include_usage):
@@ -166,28 +176,22 @@ class ChatCompletionsApi(_OpenAIView):
 
         def frames():
             yield chunk({"role": "assistant", "content": ""})
-            extension, reply_text = {"conversation": conversation_id}, ""
+            turn = _Turn(request, conversation_id)
             try:
                 for event in events:
+                    turn.take(event)
                     if event.type == "token":
                         yield chunk({"content": event.delta})
-                    elif event.type == "user_message":
-                        extension["user_message"] = event.message.pk
-                    elif event.type == "reply":
-                        reply_text = event.message.content
-                        extension.update(reply=event.message.pk, context=event.context)
                     elif event.type == "forget_preview":
-                        reply_text = _forget_answer(request, event.preview, conversation_id)
-                        extension["forget_preview"] = event.preview["request_id"]
-                        yield chunk({"content": reply_text})
+                        yield chunk({"content": turn.text})
             except ApplicationError as exc:
                 error = {"message": exc.detail, "type": "api_error" if exc.status >= 500 else "invalid_request_error", "code": exc.code}
                 yield f"data: {json.dumps({'error': error})}\n\n"
                 yield "data: [DONE]\n\n"
                 return
-            yield chunk({}, "stop", dellm=extension)
+            yield chunk({}, "stop", dellm=turn.extension)
             if include_usage:
-                usage = _usage(content, extension.get("context", []), reply_text)
+                usage = _usage(content, turn.extension.get("context", []), turn.text)
                 payload = {"id": completion_id, "object": "chat.completion.chunk", "created": created, "model": model,
                            "choices": [], "usage": usage}
                 yield f"data: {json.dumps(payload)}\n\n"

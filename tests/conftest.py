@@ -192,3 +192,21 @@ def stack_factory(transactional_db, redis_url):
 def live_stack(stack_factory):
     """Production-shaped stack: uvicorn web + a Celery worker process, both on Redis."""
     return stack_factory()
+
+
+def rows_containing(needle: str) -> dict[str, int]:
+    """Every text, varchar or JSON column of every table, with how many rows contain ``needle``."""
+    from django.db import connection
+
+    hits = {}
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = 'public' "
+            "AND data_type IN ('text', 'character varying', 'jsonb', 'json')"
+        )
+        for table, column in cursor.fetchall():
+            cursor.execute(f'SELECT COUNT(*) FROM "{table}" WHERE "{column}"::text ILIKE %s', [f"%{needle}%"])
+            count = cursor.fetchone()[0]
+            if count:
+                hits[f"{table}.{column}"] = count
+    return hits

@@ -4,33 +4,18 @@ import json
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.db import connection
 
 from chat import services
 from chat.models import ApiToken, Conversation
 from memory.models import Node
 from provenance.models import AuditRecord
+from tests.conftest import rows_containing
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def say(user, conversation, text):
     return services.message_post(user=user, conversation_id=conversation.pk, content=text)
-
-
-def _rows_containing(needle: str) -> dict:
-    hits = {}
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = 'public' "
-            "AND data_type IN ('text', 'character varying', 'jsonb', 'json')"
-        )
-        for table, column in cursor.fetchall():
-            cursor.execute(f'SELECT COUNT(*) FROM "{table}" WHERE "{column}"::text ILIKE %s', [f"%{needle}%"])
-            count = cursor.fetchone()[0]
-            if count:
-                hits[f"{table}.{column}"] = count
-    return hits
 
 
 @pytest.fixture
@@ -74,7 +59,7 @@ def test_account_deletion_removes_every_trace_and_keeps_others(api, user, other_
     assert manifest["deleted"]["messages"] == 6 and manifest["verification"]["residual_hits"] == 0
     assert not get_user_model().objects.filter(username=username).exists()
     for needle in ("Zanzibar", "Quillfeather", "What is my cat called"):
-        assert _rows_containing(needle) == {}, needle
+        assert rows_containing(needle) == {}, needle
     assert Node.objects.filter(owner=other_user, content="My dog is called Biscuit.").exists()
     assert Conversation.objects.filter(owner=other_user).count() == 1
     audit = AuditRecord.objects.get(mode="account")

@@ -3,7 +3,6 @@
 from datetime import timedelta
 
 import pytest
-from django.db import connection
 from django.utils import timezone
 
 from chat import services
@@ -13,6 +12,7 @@ from memory.models import Embedding, Node
 from provenance import forget
 from provenance.models import AuditRecord, DeletionRequest, Edge
 from provenance.services import edges_record
+from tests.conftest import rows_containing
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -74,20 +74,6 @@ def _lisbon_world(user, other_user):
     return c1, c2, lisbon, asked
 
 
-def _text_hits(needle: str) -> list[tuple[str, str]]:
-    """Every (table, column) row in the database whose text contains ``needle``."""
-    hits = []
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = 'public' "
-            "AND data_type IN ('text', 'character varying', 'jsonb', 'json')"
-        )
-        for table, column in cursor.fetchall():
-            cursor.execute(f'SELECT COUNT(*) FROM "{table}" WHERE "{column}"::text ILIKE %s', [f"%{needle}%"])
-            hits += [(table, column)] * cursor.fetchone()[0]
-    return hits
-
-
 def test_natural_request_end_to_end_over_the_api(api, other_api, user, other_user, client):
     c1, c2, lisbon, asked = _lisbon_world(user, other_user)
     nodes_before = Node.objects.count()
@@ -113,7 +99,7 @@ def test_natural_request_end_to_end_over_the_api(api, other_api, user, other_use
 
     # No text column holds "Lisbon" except the other user's rows; none of the first user's vectors of it remain.
     theirs = set(Node.objects.filter(owner=other_user).values_list("pk", flat=True))
-    for table, column in set(_text_hits("Lisbon")):
+    for table, column in (key.split(".") for key in rows_containing("Lisbon")):
         if table == "memory_node":
             assert set(Node.objects.filter(content__icontains="Lisbon").values_list("pk", flat=True)) <= theirs
         elif table == "chat_conversation":
@@ -268,7 +254,7 @@ def test_audit_record_holds_no_content(user):
     assert "hypothyroidism" not in str(audit.__dict__).lower()
     assert str(m.user_message.pk) not in [str(x) for x in audit.item_refs]
     assert audit.item_refs and audit.requester_ref != str(user.pk)
-    assert _text_hits("hypothyroidism") == []
+    assert rows_containing("hypothyroidism") == {}
 
 
 def test_cancelled_preview_drops_its_words_and_cannot_be_confirmed(api, user):
