@@ -82,7 +82,8 @@ def _summary_groups(summaries: list[dict], titles: dict[int, str]) -> list[dict]
         else:
             group["history"].append(summary)
     for group in groups.values():
-        group["erase_ids"] = ([group["current"]["id"]] if group["current"] else []) + [s["id"] for s in group["history"]]
+        current = [group["current"]["id"]] if group["current"] else []
+        group["erase_ids"] = current + [s["id"] for s in group["history"]]
     return list(groups.values())
 
 

@@ -47,10 +47,14 @@ def get(client, url="/memory/", status=200):
 
 def record(html: str, node_id: int) -> str:
     """The markup of one record (from its opening tag to the end of its meta line)."""
-    found = re.search(rf'<(li|div) class="memory-record[^"]*" data-id="{node_id}".*?</div>\s*<div class="record-meta">.*?</div>',
-                      html, re.S)
+    pattern = rf'<(li|div) class="memory-record[^"]*" data-id="{node_id}".*?</div>\s*<div class="record-meta">.*?</div>'
+    found = re.search(pattern, html, re.S)
     assert found, f"record #{node_id} is not on the page"
     return found.group(0)
+
+
+def rebuild_box(html: str) -> str:
+    return re.search(r'<section id="rebuild-status".*?</section>', html, re.S).group(0)
 
 
 def test_memory_page_needs_login(client):
@@ -107,12 +111,12 @@ def test_rectify_through_the_api_with_the_session_and_csrf_token(user, memory):
     token = browser.cookies["csrftoken"].value
     fact = memory["facts"]["Has a tortoise called Sheldon."]
     url = f"/api/memory/facts/{fact.pk}/rectify/"
-    assert browser.post(url, {"content": "Has a tortoise called Leonard."}, content_type="application/json").status_code == 403
-    response = browser.post(url, {"content": "Has a tortoise called Leonard."}, content_type="application/json",
-                            HTTP_X_CSRFTOKEN=token)
+    body = {"content": "Has a tortoise called Leonard."}
+    assert browser.post(url, body, content_type="application/json").status_code == 403  # no token, no change
+    response = browser.post(url, body, content_type="application/json", HTTP_X_CSRFTOKEN=token)
     assert response.status_code == 201, response.content
     assert response.json()["version"] == 2 and response.json()["rectified"] is True
-    again = browser.post(url, {"content": "Has two tortoises."}, content_type="application/json", HTTP_X_CSRFTOKEN=token)
+    again = browser.post(url, {"content": "Has two."}, content_type="application/json", HTTP_X_CSRFTOKEN=token)
     assert again.status_code == 409 and again.json()["code"] == "superseded"
 
 
@@ -133,7 +137,7 @@ def test_rebuild_status_after_a_deletion(client, user, other_user, memory):
     assert statuses["summary"]["status"] == "done" and statuses["fact"]["status"] == "dropped"
     client.force_login(user)
     html = get(client, f"/memory/?after={preview.pk}")
-    box = re.search(r'<section id="rebuild-status".*?</section>', html, re.S).group(0)
+    box = rebuild_box(html)
     assert 'data-pending="0"' in box
     assert f"rebuilt (version 2) as #{statuses['summary']['new_id']}" in box
     assert "dropped: no surviving sources" in box
@@ -144,7 +148,7 @@ def test_rebuild_status_after_a_deletion(client, user, other_user, memory):
     request = DeletionRequest.objects.get(pk=preview.pk)
     request.manifest["rebuilt"] = [{**statuses["summary"], "status": "pending"}]
     request.save(update_fields=["manifest"])
-    box = re.search(r'<section id="rebuild-status".*?</section>', get(client, f"/memory/?after={preview.pk}"), re.S).group(0)
+    box = rebuild_box(get(client, f"/memory/?after={preview.pk}"))
     assert 'data-pending="1"' in box and "rebuilding…" in box
 
     # Someone else's request, or a malformed id, shows nothing.
