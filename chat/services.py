@@ -88,14 +88,20 @@ def _user_message_store(*, user, conversation: Conversation, content: str) -> Me
     conversation.updated_at = timezone.now()
     conversation.save(update_fields=["title", "updated_at"])
     _enqueue_embedding(message.pk)
-    if settings.DELLM_DERIVED_MEMORY:
-        from memory.derived import summary_due
-        from memory.tasks import facts_extract_task, summary_refresh_task
-
-        transaction.on_commit(lambda: facts_extract_task.delay(message.pk))
-        if summary_due(conversation_id=conversation.pk):
-            transaction.on_commit(lambda: summary_refresh_task.delay(conversation.pk))
     return message
+
+
+def _enqueue_derivations(*, user_message_id: int, conversation: Conversation) -> None:
+    """Facts and summaries are derived once the turn is over, so a reply's context never holds a
+    record derived from the very message it answers (in-process or with workers alike)."""
+    if not settings.DELLM_DERIVED_MEMORY:
+        return
+    from memory.derived import summary_due
+    from memory.tasks import facts_extract_task, summary_refresh_task
+
+    transaction.on_commit(lambda: facts_extract_task.delay(user_message_id))
+    if summary_due(conversation_id=conversation.pk):
+        transaction.on_commit(lambda: summary_refresh_task.delay(conversation.pk))
 
 
 @transaction.atomic
@@ -113,6 +119,7 @@ def _reply_store(*, user, conversation: Conversation, content: str, context_ids:
     edges_record(context_ids=context_ids, dst_id=reply.pk)
     Conversation.objects.filter(pk=conversation.pk).update(updated_at=timezone.now())
     _enqueue_embedding(reply.pk)
+    _enqueue_derivations(user_message_id=context_ids[0], conversation=conversation)  # context(m) starts with m's question
     return reply
 
 

@@ -50,6 +50,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "dellm_site.middleware.NoStoreForSignedInPages",
 ]
 
 ROOT_URLCONF = "dellm_site.urls"

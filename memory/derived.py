@@ -35,15 +35,16 @@ def _enqueue_embedding(node_id: int) -> None:
     transaction.on_commit(lambda: embed_node.delay(node_id))
 
 
-def facts_extract(*, message_id: int) -> list[Fact]:
-    """Extract the facts a user message states about the user (idempotent per message)."""
+def facts_extract(*, message_id: int, rebuild_of: int | None = None, after_version: int = 0) -> list[Fact]:
+    """Extract the facts a user message states about the user (idempotent per message). As a
+    rebuild, it re-derives only the facts of the message that are no longer there."""
     from chat.models import Message, Role
 
     message = Message.objects.filter(pk=message_id, role=Role.USER).first()
     if message is None:
         return []
     existing = Fact.objects.filter(in_edges__src_id=message_id, rectified=False)
-    if existing.exists():
+    if rebuild_of is None and existing.exists():
         return list(existing)
     from chat.llm.local import user_statements
 
@@ -56,11 +57,17 @@ def facts_extract(*, message_id: int) -> list[Fact]:
     with transaction.atomic():
         if not _lock_sources([message_id]):
             return []  # forgotten meanwhile: derive nothing from it
-        if existing.exists():
+        if rebuild_of is None and existing.exists():
             return list(existing)
+        present = set(existing.filter(status=DerivedStatus.ACTIVE).values_list("content", flat=True))
+        derivation = {**llm.derivation(FACTS_INSTRUCTION), **({"rebuild_of": rebuild_of} if rebuild_of else {})}
         facts = []
         for text in texts:
-            fact = Fact.objects.create(owner_id=message.owner_id, content=text, derivation=llm.derivation(FACTS_INSTRUCTION))
+            if text in present:
+                continue
+            fact = Fact.objects.create(
+                owner_id=message.owner_id, content=text, derivation=derivation, version=after_version + 1
+            )
             edges_record(context_ids=[message_id], dst_id=fact.pk)
             _enqueue_embedding(fact.pk)
             facts.append(fact)
@@ -156,7 +163,9 @@ def fact_rectify(*, user, fact_id: int, content: str) -> Fact:
         return new
 
 
-def derived_rebuild(*, kind: str, old_id: int, sources: list[int], conversation_id: int | None, version: int = 0) -> dict:
+def derived_rebuild(
+    *, kind: str, old_id: int, sources: list[int], conversation_id: int | None, version: int = 0
+) -> dict:
     """Rebuild one dropped derived record from its surviving sources. Returns its manifest entry."""
     if kind == NodeKind.SUMMARY:
         if conversation_id is None:
@@ -167,10 +176,13 @@ def derived_rebuild(*, kind: str, old_id: int, sources: list[int], conversation_
         return {"status": "done", "new_id": result.summary.pk, "version": result.summary.version,
                 "derivation": result.summary.derivation, "rebuilt_at": timezone.now().isoformat()}
     surviving = list(Node.objects.filter(pk__in=sources, kind=NodeKind.MESSAGE).values_list("pk", flat=True))
-    new_ids = [fact.pk for pk in surviving for fact in facts_extract(message_id=pk)]
-    if not new_ids:
+    if not surviving:
         return {"status": "dropped", "reason": "no surviving sources"}
-    return {"status": "done", "new_ids": new_ids, "rebuilt_at": timezone.now().isoformat()}
+    new = [fact for pk in surviving for fact in facts_extract(message_id=pk, rebuild_of=old_id, after_version=version)]
+    if not new:
+        return {"status": "dropped", "reason": "nothing left to derive from the surviving sources"}
+    return {"status": "done", "new_ids": [f.pk for f in new], "version": new[0].version,
+            "rebuilt_at": timezone.now().isoformat()}
 
 
 def memory_overview(*, user) -> dict:

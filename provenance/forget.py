@@ -487,8 +487,13 @@ def _derived_to_rebuild(*, ids: set[int], matched: set[int]) -> list[dict]:
             status = "dropped"
         else:
             status = "pending"
+        if getattr(record, "rectified", False) and status == "pending":
+            status, reason = "dropped", "written by the user; not re-derived"
+        else:
+            reason = None
         out.append({
             "id": record.pk, "kind": record.kind, "status": status, "version": record.version,
+            **({"reason": reason} if reason else {}),
             "sources": [s for s in sources[record.pk] if s not in ids],
             "conversation": getattr(record, "conversation_id", None),
         })

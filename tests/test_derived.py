@@ -110,3 +110,31 @@ def test_another_users_memory_is_invisible(api, other_api, user, other_user):
     assert other_api.post(f"/api/memory/facts/{fact.pk}/rectify/", {"content": "hacked"}, format="json").status_code == 404
     fact.refresh_from_db()
     assert fact.status == "active"
+
+
+def test_a_reply_never_uses_what_was_derived_from_its_own_question(user):
+    c1 = services.conversation_create(user=user)
+    said = say(user, c1, "I have a tortoise called Sheldon.")
+    fact = Fact.objects.get(owner=user, content="Has a tortoise called Sheldon.")
+    assert fact.pk not in said.context and said.context == [said.user_message.pk]
+
+
+def test_rebuilt_facts_keep_counting_versions_and_corrections_are_not_re_derived(user):
+    from memory.derived import derived_rebuild, fact_rectify
+
+    c1 = services.conversation_create(user=user)
+    said = say(user, c1, "I live in Lisbon. I have a tortoise called Sheldon.")
+    lisbon = Fact.objects.get(owner=user, content="Lives in Lisbon.")
+    old_id = lisbon.pk
+    lisbon.delete()
+    entry = derived_rebuild(kind="fact", old_id=old_id, sources=[said.user_message.pk], conversation_id=None, version=1)
+    assert entry["status"] == "done" and entry["version"] == 2
+    assert sorted(Fact.objects.filter(owner=user).values_list("content", flat=True)) == [
+        "Has a tortoise called Sheldon.", "Lives in Lisbon."
+    ]  # the surviving fact is not duplicated
+    corrected = fact_rectify(user=user, fact_id=Fact.objects.get(owner=user, content="Lives in Lisbon.").pk, content="Lives in Porto.")
+    preview = forget.forget_preview(user=user, mode="keyword", query="Porto")
+    manifest = forget.forget_confirm(user=user, request_id=preview.pk)
+    entry = next(r for r in manifest["rebuilt"] if r["id"] == corrected.pk)
+    assert entry["status"] == "dropped" and "user" in entry["reason"]
+    assert not Fact.objects.filter(owner=user, content__icontains="Porto").exists()

@@ -90,3 +90,8 @@ def test_deploy_check_is_clean_in_production_settings():
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
     )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_signed_in_pages_are_not_cached(client, user):
+    client.force_login(user)
+    assert client.get("/").headers["Cache-Control"] == "no-store"
