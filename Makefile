@@ -54,6 +54,13 @@ services:
 test: install-test browser compose services
 	$(PY) -m pytest
 
+# The deletion benchmark (reports/eval.json, eval.md, eval_fig8.png), on a database of its own.
+# --control also runs DeLLM without the deletion requests, to separate their effect from re-asking.
+EVAL_ARGS ?= --control
+eval: install
+	DELLM_DB_NAME=dellm_eval $(PY) manage.py migrate --noinput -v0
+	DELLM_DB_NAME=dellm_eval $(PY) manage.py dellm_eval $(EVAL_ARGS)
+
 # Benchmarks run on a database of their own so they never touch your chats.
 bench: install
 	DELLM_DB_NAME=dellm_bench $(PY) manage.py migrate --noinput -v0

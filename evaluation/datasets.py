@@ -91,7 +91,12 @@ def personas_load(*, path: Path, name: str | None = None, limit: int | None = No
                 row = json.loads(line)
                 forget_index = int(row["forget"])
                 questions = [
-                    QA(question=qa["question"], answer=str(qa["answer"]), forget=i == forget_index, fact=qa.get("fact", ""))
+                    QA(
+                        question=qa["question"],
+                        answer=str(qa["answer"]),
+                        forget=i == forget_index,
+                        fact=qa.get("fact", ""),
+                    )
                     for i, qa in enumerate(row["qa"])
                 ]
                 target = questions[forget_index]
@@ -129,7 +134,11 @@ def tofu_load(*, folder: Path, limit: int | None = None, retain: tuple[int, int]
         raise CommandError(f"The TOFU retain slice {start}:{end} is outside full[0:{len(full)}].")
     forget_pairs = [(row["prompt"], row["response"]) for row in forget_rows][: limit if limit is not None else None]
     forget_set = set(forget_pairs)
-    retain_pairs = [(row["question"], row["answer"]) for row in full[start:end] if (row["question"], row["answer"]) not in forget_set]
+    retain_pairs = [
+        (row["question"], row["answer"])
+        for row in full[start:end]
+        if (row["question"], row["answer"]) not in forget_set
+    ]
     # Shared in the dataset's order: the retain slice (authors before forget01), then forget01.
     statements = [answer for _, answer in retain_pairs] + [answer for _, answer in forget_pairs]
     questions = [QA(question=q, answer=a, forget=True, fact=a) for q, a in forget_pairs] + [

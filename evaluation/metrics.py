@@ -74,7 +74,7 @@ def verdict_parse(text: str) -> Verdict:
         found = _VERDICT.search(line)
         if found:
             word = re.sub(r"\s+", " ", found.group(1).upper())
-            rest = line[found.end():].strip(" :.-–—")
+            rest = line[found.end() :].strip(" :.,;-–—*_`")
             reason = rest or (lines[index + 1] if index + 1 < len(lines) else "")
             reason = re.sub(r"^(?:reason\s*[:\-]\s*)", "", reason, flags=re.IGNORECASE)
             return Verdict(correct=word == "CORRECT", reason=reason[:300], parsed=True)
@@ -94,7 +94,9 @@ class Judge:
         if key not in self._seen:
             prompt = JUDGE_TEMPLATE.format(question=question, gold=gold, reply=reply or "(empty)")
             answer = "".join(
-                self.llm.stream_messages([{"role": "system", "content": JUDGE_SYSTEM}, {"role": "user", "content": prompt}])
+                self.llm.stream_messages(
+                    [{"role": "system", "content": JUDGE_SYSTEM}, {"role": "user", "content": prompt}]
+                )
             )
             self.calls += 1
             self._seen[key] = verdict_parse(answer)

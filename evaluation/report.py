@@ -11,12 +11,19 @@ from .systems import DELLM, FULL_MEMORY, NO_MEMORY, SEMANTIC, Outcome
 
 METRICS = ("containment", "rouge_l", "judge")
 CONTRACT_KEYS = (
-    "forget_before", "forget_after", "retain_before", "retain_after",
-    "residual_hits", "deleted_messages", "collateral_deleted", "metric",
+    "forget_before",
+    "forget_after",
+    "retain_before",
+    "retain_after",
+    "residual_hits",
+    "deleted_messages",
+    "collateral_deleted",
+    "metric",
 )
 TARGET_POINTS = 2.0
 PERSONA_RUN_LIMIT_S = 15 * 60
 EXAMPLES = 5
+CONTROL = "dellm_without_deletion"
 
 
 def _percent(values: list[float]) -> float | None:
@@ -42,6 +49,7 @@ def system_result(*, outcomes: list[Outcome], metric: str, judge=None) -> dict:
     }
     unparsed = 0
     if judge is not None:
+
         def judged(a):
             nonlocal unparsed
             verdict = judge(question=a.qa.question, gold=a.qa.answer, reply=a.reply)
@@ -59,11 +67,14 @@ def system_result(*, outcomes: list[Outcome], metric: str, judge=None) -> dict:
         notes.extend(o.notes)
     leaks = [
         {"question": a.qa.question, "gold": a.qa.answer, "reply": a.reply}
-        for o in outcomes for a in o.after if a.qa.forget and contains(a.qa.answer, a.reply)
+        for o in outcomes
+        for a in o.after
+        if a.qa.forget and contains(a.qa.answer, a.reply)
     ]
     lost = [
         {"question": a.qa.question, "gold": a.qa.answer, "before": b.reply, "after": a.reply}
-        for o in outcomes for b, a in zip(o.before, o.after, strict=True)
+        for o in outcomes
+        for b, a in zip(o.before, o.after, strict=True)
         if not a.qa.forget and contains(a.qa.answer, b.reply) and not contains(a.qa.answer, a.reply)
     ]
     causes = Counter()
@@ -73,11 +84,16 @@ def system_result(*, outcomes: list[Outcome], metric: str, judge=None) -> dict:
                 continue
             if a.info.get("fact_survives") is False:
                 causes["source_statement_deleted"] += 1
+            elif a.info["gold_in_context"]:
+                causes["answer_in_context_not_quoted"] += 1
             elif a.info["context_items"] and a.info["context_questions"] == a.info["context_items"]:
-                causes["context_only_earlier_questions"] += 1
+                causes["answer_not_retrieved_context_all_earlier_questions"] += 1
+            elif a.info["context_questions"]:
+                causes["answer_not_retrieved_earlier_questions_in_context"] += 1
             else:
-                causes["other"] += 1
+                causes["answer_not_retrieved"] += 1
     collateral_matched = [c for o in outcomes for c in o.collateral_matched]
+    matched_by = Counter(f"{c['reason']}: {_item_kind(c)}" for c in collateral_matched)
     return {
         **headline,
         "residual_hits": sum(o.residual_hits for o in outcomes),
@@ -102,12 +118,36 @@ def system_result(*, outcomes: list[Outcome], metric: str, judge=None) -> dict:
         "forget_after_hits": len(leaks),
         "retain_lost": len(lost),
         "retain_lost_causes": dict(sorted(causes.items())),
+        "collateral_matched": dict(sorted(matched_by.items())),
         "examples": {
-            "forget_after_hits": leaks[:EXAMPLES], "retain_lost": lost[:EXAMPLES],
+            "forget_after_hits": leaks[:EXAMPLES],
+            "retain_lost": lost[:EXAMPLES],
             "collateral_matched": collateral_matched[:EXAMPLES],
         },
         "notes": notes[:20],
     }
+
+
+CAUSES = {
+    "source_statement_deleted": "the statement holding the answer was deleted",
+    "answer_in_context_not_quoted": "the answer was in the context but the LLM did not give it",
+    "answer_not_retrieved_context_all_earlier_questions": "the answer was not retrieved: every context slot "
+    "went to an earlier question (questions hold no facts)",
+    "answer_not_retrieved_earlier_questions_in_context": "the answer was not retrieved; earlier questions took "
+    "some context slots",
+    "answer_not_retrieved": "the answer was not retrieved",
+}
+
+
+def _item_kind(entry: dict) -> str:
+    """'user question', 'user statement', 'reply', 'fact', 'summary' for a matched item."""
+    from chat.llm.local import is_question
+
+    if entry.get("kind") not in (None, "message"):
+        return str(entry["kind"])
+    if entry.get("role") == "assistant":
+        return "reply"
+    return "user question" if is_question(entry.get("excerpt") or "") else "user statement"
 
 
 def _semantic(results: dict) -> dict[str, dict]:
@@ -124,40 +164,74 @@ def targets(*, report: dict) -> list[dict]:
         none = results.get(NO_MEMORY)
         if none is not None:
             gap = dellm["forget_after"] - none["forget_after"]
-            out.append({
-                "dataset": name, "target": f"dellm forget_after within {TARGET_POINTS:g} points of no_memory",
-                "value": f"{dellm['forget_after']:.2f} vs {none['forget_after']:.2f} (gap {gap:+.2f})",
-                "passed": gap <= TARGET_POINTS,
-            })
+            out.append(
+                {
+                    "dataset": name,
+                    "target": f"dellm forget_after within {TARGET_POINTS:g} points of no_memory",
+                    "value": f"{dellm['forget_after']:.2f} vs {none['forget_after']:.2f} (gap {gap:+.2f})",
+                    "passed": gap <= TARGET_POINTS,
+                }
+            )
         drop = dellm["retain_after"] - dellm["retain_before"]
-        out.append({
-            "dataset": name, "target": f"dellm retain_after >= retain_before - {TARGET_POINTS:g}",
-            "value": f"{dellm['retain_after']:.2f} vs {dellm['retain_before']:.2f} ({drop:+.2f})",
-            "passed": drop >= -TARGET_POINTS,
-        })
-        out.append({
-            "dataset": name, "target": "dellm residual_hits = 0",
-            "value": str(dellm["residual_hits"]), "passed": dellm["residual_hits"] == 0,
-        })
+        out.append(
+            {
+                "dataset": name,
+                "target": f"dellm retain_after >= retain_before - {TARGET_POINTS:g}",
+                "value": f"{dellm['retain_after']:.2f} vs {dellm['retain_before']:.2f} ({drop:+.2f})",
+                "passed": drop >= -TARGET_POINTS,
+            }
+        )
+        out.append(
+            {
+                "dataset": name,
+                "target": "dellm residual_hits = 0",
+                "value": str(dellm["residual_hits"]),
+                "passed": dellm["residual_hits"] == 0,
+            }
+        )
         semantic = _semantic(results)
         if semantic:
             beaten_by = [
-                s for s, r in semantic.items()
+                s
+                for s, r in semantic.items()
                 if r["forget_after"] < dellm["forget_after"] and r["retain_after"] > dellm["retain_after"]
             ]
-            out.append({
-                "dataset": name, "target": "dellm dominates every semantic_deletion@T",
-                "value": "no threshold has both a lower forget_after and a higher retain_after"
-                if not beaten_by else "beaten by " + ", ".join(beaten_by),
-                "passed": not beaten_by,
-            })
+            # Said even when the target passes: a threshold as good on one axis and better on the other.
+            tied = [
+                f"{s} ({r['forget_after']:.1f} / {r['retain_after']:.1f})"
+                for s, r in semantic.items()
+                if s not in beaten_by
+                and r["forget_after"] <= dellm["forget_after"]
+                and r["retain_after"] >= dellm["retain_after"]
+                and (r["forget_after"], r["retain_after"]) != (dellm["forget_after"], dellm["retain_after"])
+            ]
+            value = (
+                "no threshold has both a lower forget_after and a higher retain_after"
+                if not beaten_by
+                else ("beaten by " + ", ".join(beaten_by))
+            )
+            if tied:
+                value += "; but as good on one axis and better on the other: " + ", ".join(tied)
+            out.append(
+                {
+                    "dataset": name,
+                    "target": "dellm dominates every semantic_deletion@T",
+                    "value": value,
+                    "passed": not beaten_by,
+                    "weakly_beaten_by": tied,
+                }
+            )
     wall = report.get("meta", {}).get("personas", {})
     if wall.get("full_run"):
         seconds = report["wall_s_per_dataset"]["personas"]
-        out.append({
-            "dataset": "personas", "target": "the full persona run takes < 15 min",
-            "value": f"{seconds / 60:.1f} min on {report['cpus']} CPUs", "passed": seconds < PERSONA_RUN_LIMIT_S,
-        })
+        out.append(
+            {
+                "dataset": "personas",
+                "target": "the full persona run takes < 15 min",
+                "value": f"{seconds / 60:.1f} min on {report['cpus']} CPUs",
+                "passed": seconds < PERSONA_RUN_LIMIT_S,
+            }
+        )
     return out
 
 
@@ -205,10 +279,12 @@ PROTOCOL = """\
   request posted in the first conversation the same way (it returns `forget_preview`, nothing is
   stored or answered), then `provenance.forget.forget_confirm` on it (strict: all of Dep(M)); the
   "after" questions in a third conversation. The user is deleted afterwards (cascade).
-  *Before-questions pollute memory, as in the paper*: they and their replies are stored items and
-  can enter later contexts. A reply that used the forget fact is in Dep of it and goes with it; the
-  question messages themselves stay (they hold no answer), and the replies that quoted retain facts
-  stay and keep supporting the retain answers.
+  *The questions asked before pollute memory, as in the paper*: they and their replies are stored
+  items and enter later contexts. A reply that used the forget fact is in Dep of it and goes with it;
+  the question messages stay unless the request's matcher names them (they hold no answer), and the
+  replies that quoted retain facts stay. Asked again, a question retrieves its earlier copies first
+  (similarity 1.0): stored questions take top-k context slots and hold no facts. `--control` runs
+  dellm on the same protocol without the deletion requests, to tell this apart from the deletion.
 - **Metrics**: containment accuracy (normalised gold — lowercase, punctuation to spaces, articles
   dropped — found as whole words in the normalised reply) is the headline; ROUGE-L recall of the gold
   answer (`rouge-score`); an LLM judge (CORRECT/WRONG and a one-line reason) only when an
@@ -236,6 +312,7 @@ def markdown(*, report: dict, figure: str | None) -> str:
         f"- Command: `{report['command']}`",
         f"- Wall time: {report['wall_s']:.0f} s in all"
         + "".join(f"; {n}: {s:.0f} s" for n, s in report["wall_s_per_dataset"].items())
+        + "".join(f"; {n} control: {c[CONTROL]['wall_s']:.0f} s" for n, c in report.get("controls", {}).items())
         + f" ({report['cpus']} CPUs)",
         f"- LLM: `{report['llm']}`; embedder: `{report['embedder']}`; database: `{report['database']}`",
         f"- Headline metric: {report['metric']} (scores in percent)",
@@ -252,7 +329,9 @@ def markdown(*, report: dict, figure: str | None) -> str:
         lines += ["", f"![forget-after vs retain-after]({figure})"]
     for name, results in report["datasets"].items():
         lines += [
-            "", f"## {name}", "",
+            "",
+            f"## {name}",
+            "",
             "| system | forget before | forget after | retain before | retain after | ROUGE-L forget after "
             "| ROUGE-L retain after | residual hits | deleted msgs | collateral | seconds |",
             "|---|---|---|---|---|---|---|---|---|---|---|",
@@ -261,7 +340,8 @@ def markdown(*, report: dict, figure: str | None) -> str:
             r = results[system]
             lines.append(
                 f"| {system} | {_fmt(r['forget_before'])} | {_fmt(r['forget_after'])} | {_fmt(r['retain_before'])} "
-                f"| {_fmt(r['retain_after'])} | {_fmt(r['rouge_l']['forget_after'])} | {_fmt(r['rouge_l']['retain_after'])} "
+                f"| {_fmt(r['retain_after'])} | {_fmt(r['rouge_l']['forget_after'])} "
+                f"| {_fmt(r['rouge_l']['retain_after'])} "
                 f"| {r['residual_hits']} | {r['deleted_messages']} | {r['collateral_deleted']} | {r['wall_s']:.0f} |"
             )
         if any(r.get("judge") for r in results.values()):
@@ -285,17 +365,41 @@ def markdown(*, report: dict, figure: str | None) -> str:
                 f"{counters.get('requests_not_recognised', 0)}, refused: {counters.get('requests_refused', 0)}; "
                 f"items holding the answer or derived from it that survived: {counters.get('missed_items', 0)}; "
                 f"manifests whose own verification reported residual hits: "
-                f"{counters.get('manifests_reporting_residuals', 0)} ({counters.get('manifest_residual_hits', 0)} hits).",
+                f"{counters.get('manifests_reporting_residuals', 0)} "
+                f"({counters.get('manifest_residual_hits', 0)} hits: "
+                + ", ".join(
+                    f"{counters[k]} {k.removeprefix('manifest_residual_')}"
+                    for k in ("manifest_residual_message", "manifest_residual_fact", "manifest_residual_summary")
+                    if counters.get(k)
+                )
+                + f"; holding the forget answer: {counters.get('manifest_residual_holding_answer', 0)}).",
             ]
+            causes = dellm.get("retain_lost_causes") or {}
+            if causes:
+                lines.append(
+                    f"Retain answers given before and lost after ({dellm['retain_lost']}): "
+                    + ", ".join(f"{CAUSES.get(k, k)}: {n}" for k, n in causes.items())
+                    + "."
+                )
+            control = report.get("controls", {}).get(name, {}).get(CONTROL)
+            if control:
+                lines.append(
+                    f"Control, dellm without the deletion requests (the questions simply asked twice): forget "
+                    f"{_fmt(control['forget_before'])} -> {_fmt(control['forget_after'])}, retain "
+                    f"{_fmt(control['retain_before'])} -> {_fmt(control['retain_after'])}."
+                )
             for leak in dellm["examples"]["forget_after_hits"]:
                 lines.append(f"- forget answer still given: {leak['question']!r} -> {leak['reply'][:160]!r}")
             for loss in dellm["examples"]["retain_lost"]:
-                lines.append(f"- retain answer lost: {loss['question']!r}: before {loss['before'][:100]!r}, after {loss['after'][:100]!r}")
+                lines.append(
+                    f"- retain answer lost: {loss['question']!r}: before {loss['before'][:100]!r}, "
+                    f"after {loss['after'][:100]!r}"
+                )
     lines += ["", "## Targets", "", "| dataset | target | value | result |", "|---|---|---|---|"]
     for t in report["targets"]:
         lines.append(f"| {t['dataset']} | {t['target']} | {t['value']} | {'PASS' if t['passed'] else 'MISS'} |")
     if report.get("analysis"):
-        lines += ["", "## Why targets were missed", "", report["analysis"].strip()]
+        lines += ["", "## Why targets were missed, and close calls", "", report["analysis"].strip()]
     lines += ["", "## Protocol", "", PROTOCOL.rstrip(), ""]
     return "\n".join(lines)
 
@@ -316,8 +420,10 @@ def figure_write(*, report: dict, path: Path) -> None:
             xs = [r["forget_after"] for _, r in semantic]
             ys = [r["retain_after"] for _, r in semantic]
             ax.plot(xs, ys, "o--", color="tab:blue", label="semantic deletion (T)")
-            for (system, _), x, y in zip(semantic, xs, ys, strict=True):
-                ax.annotate(f"T={system.split('@', 1)[1]}", (x, y), textcoords="offset points", xytext=(5, 4), fontsize=8)
+            for i, ((system, _), x, y) in enumerate(zip(semantic, xs, ys, strict=True)):
+                offset = (7, 5) if i % 2 == 0 else (7, -12)  # alternate, so close thresholds stay readable
+                label = f"T={system.split('@', 1)[1]}"
+                ax.annotate(label, (x, y), textcoords="offset points", xytext=offset, fontsize=8)
         for system, style, label in (
             (NO_MEMORY, ("s", "tab:gray"), "no memory"),
             (FULL_MEMORY, ("^", "tab:orange"), "full memory"),
@@ -325,8 +431,15 @@ def figure_write(*, report: dict, path: Path) -> None:
         ):
             r = results.get(system)
             if r is not None:
-                ax.scatter([r["forget_after"]], [r["retain_after"]], marker=style[0], color=style[1],
-                           s=180 if system == DELLM else 70, label=label, zorder=3)
+                ax.scatter(
+                    [r["forget_after"]],
+                    [r["retain_after"]],
+                    marker=style[0],
+                    color=style[1],
+                    s=180 if system == DELLM else 70,
+                    label=label,
+                    zorder=3,
+                )
         ax.set_title(name)
         ax.set_xlabel(f"forget accuracy after deletion (%, {report['metric']}) - lower is better")
         ax.set_ylabel("retain accuracy after deletion (%) - higher is better")
@@ -354,6 +467,8 @@ def analysis(*, report: dict) -> str:
     out = []
     for t in report["targets"]:
         if t["passed"]:
+            if t.get("weakly_beaten_by"):
+                out.append(_close_call(report=report, target=t))
             continue
         name = t["dataset"]
         results = report["datasets"].get(name, {})
@@ -363,17 +478,37 @@ def analysis(*, report: dict) -> str:
         if "forget_after" in t["target"]:
             out.append(
                 f"{head} {dellm['forget_after_hits']} of {dellm['questions']['forget']} forget questions were still "
-                f"answered after the deletion; deletion requests not recognised: {counters.get('requests_not_recognised', 0)}, "
+                f"answered after the deletion; deletion requests not recognised: "
+                f"{counters.get('requests_not_recognised', 0)}, "
                 f"refused: {counters.get('requests_refused', 0)}; items holding the answer (or derived from one) "
                 f"that the request did not delete: {counters.get('missed_items', 0)}."
             )
             out += [f"  - {e['question']!r} -> {e['reply'][:200]!r}" for e in dellm["examples"]["forget_after_hits"]]
         elif "retain_after" in t["target"]:
+            causes = "; ".join(f"{CAUSES.get(k, k)}: {n}" for k, n in (dellm.get("retain_lost_causes") or {}).items())
             out.append(
-                f"{head} {dellm['retain_lost']} retain answers given before were lost after; collateral deletions: "
-                f"{dellm['collateral_deleted']} messages ({dellm['collateral_items']} items of every kind, "
-                f"{dellm['collateral_indirect']} restating the fact)."
+                f"{head} {dellm['retain_lost']} retain answers given before were lost after ({causes or 'no detail'}). "
+                f"Collateral deletions: {dellm['collateral_deleted']} messages ({dellm['collateral_items']} items of "
+                f"every kind, {dellm['collateral_indirect']} restating the fact)."
             )
+            if dellm.get("collateral_matched"):
+                by = ", ".join(f"{n} by {k}" for k, n in dellm["collateral_matched"].items())
+                examples = "; ".join(
+                    f"{e['excerpt'][:70]!r} ({e['reason']} {e['score']})"
+                    for e in dellm["examples"]["collateral_matched"][:3]
+                )
+                out.append(
+                    f"  Items the request's matcher named that neither hold a forget answer nor derive from one "
+                    f"(semantic threshold {report['settings']['forget_semantic_threshold']}): {by}; e.g. {examples}."
+                )
+            control = report.get("controls", {}).get(name, {}).get(CONTROL)
+            if control:
+                out.append(
+                    f"  The control run (same protocol, no deletion request) goes from {control['retain_before']:.1f} "
+                    f"to {control['retain_after']:.1f} on retain questions: "
+                    f"{control['retain_before'] - control['retain_after']:.1f} points are lost by asking the questions "
+                    f"again, {control['retain_after'] - dellm['retain_after']:.1f} by the deletion itself."
+                )
             out += [
                 f"  - {e['question']!r}: before {e['before'][:120]!r}, after {e['after'][:120]!r}"
                 for e in dellm["examples"]["retain_lost"]
@@ -382,14 +517,48 @@ def analysis(*, report: dict) -> str:
             out.append(
                 f"{head} {dellm['episodes_with_residuals']} episode(s) kept an item holding the forget answer; "
                 f"items holding the answer (or derived from one) that the request did not delete: "
-                f"{counters.get('missed_items', 0)}; requests not recognised: {counters.get('requests_not_recognised', 0)}."
+                f"{counters.get('missed_items', 0)}; requests not recognised: "
+                f"{counters.get('requests_not_recognised', 0)}."
             )
         elif "dominates" in t["target"]:
             rows = [
                 f"{s}: forget {r['forget_after']:.1f}, retain {r['retain_after']:.1f}"
-                for s, r in _semantic(results).items() if s in t["value"]
+                for s, r in _semantic(results).items()
+                if s in t["value"]
             ]
-            out.append(f"{head} dellm: forget {dellm['forget_after']:.1f}, retain {dellm['retain_after']:.1f}; " + "; ".join(rows))
+            out.append(
+                f"{head} dellm: forget {dellm['forget_after']:.1f}, retain {dellm['retain_after']:.1f}; "
+                + "; ".join(rows)
+            )
         else:
             out.append(head)
     return "\n".join(out)
+
+
+def _close_call(*, report: dict, target: dict) -> str:
+    """A dominance target that passes only because a threshold ties dellm on one axis."""
+    name = target["dataset"]
+    results = report["datasets"][name]
+    dellm = results[DELLM]
+    rows = []
+    for system, r in _semantic(results).items():
+        if any(entry.startswith(system + " ") for entry in target["weakly_beaten_by"]):
+            rows.append(
+                f"{system}: forget {r['forget_after']:.1f} (ROUGE-L {r['rouge_l']['forget_after']:.1f}), retain "
+                f"{r['retain_after']:.1f}, residual hits {r['residual_hits']}, collateral {r['collateral_deleted']} "
+                "messages"
+            )
+    control = report.get("controls", {}).get(name, {}).get(CONTROL)
+    why = (
+        f" The retain gap is the context effect above: the control run without any deletion already falls to "
+        f"{control['retain_after']:.1f}, while the baselines see their whole history and never lose a slot."
+        if control
+        else ""
+    )
+    return (
+        f"- **{name}: {target['target']}** passes as defined (no threshold is better on both axes), but "
+        + "; ".join(rows)
+        + f" — against dellm: forget {dellm['forget_after']:.1f} (ROUGE-L {dellm['rouge_l']['forget_after']:.1f}), "
+        f"retain {dellm['retain_after']:.1f}, residual hits {dellm['residual_hits']}, collateral "
+        f"{dellm['collateral_deleted']} messages." + why
+    )

@@ -94,8 +94,17 @@ def _progress(total: int, description: str, enabled: bool):
 
 
 def evaluate(
-    *, datasets: list[Dataset], systems: str | None = None, out: Path, command: str, metric: str = "containment",
-    semantic_query: str = "target", use_judge: bool = True, progress: bool = True, cache_embeddings: bool = True,
+    *,
+    datasets: list[Dataset],
+    systems: str | None = None,
+    out: Path,
+    command: str,
+    metric: str = "containment",
+    semantic_query: str = "target",
+    use_judge: bool = True,
+    progress: bool = True,
+    cache_embeddings: bool = True,
+    control: bool = False,
     log=print,
 ) -> dict:
     """Run every selected system on every episode of every dataset; write and return the report."""
@@ -138,8 +147,12 @@ def evaluate(
             dataset_started = time.monotonic()
             outcomes: dict[str, list] = {n: [] for n in names}
             baselines = Baselines(
-                llm=llm, embedder=embedder, no_memory=NO_MEMORY in names, full_memory=FULL_MEMORY in names,
-                thresholds=thresholds, semantic_query=semantic_query,
+                llm=llm,
+                embedder=embedder,
+                no_memory=NO_MEMORY in names,
+                full_memory=FULL_MEMORY in names,
+                thresholds=thresholds,
+                semantic_query=semantic_query,
             )
             total = sum(
                 (baselines.units(e) if baselines_wanted else 0) + (e.turns if DELLM in names else 0)
@@ -161,6 +174,19 @@ def evaluate(
             report["wall_s_per_dataset"][dataset.name] = seconds
             report["meta"][dataset.name] = {**dataset.meta, "wall_s": seconds}
             log(f"{dataset.name}: done in {seconds:.0f} s")
+            if control and DELLM in names:
+                control_started = time.monotonic()
+                total = sum(e.turns for e in dataset.episodes)
+                with (
+                    _progress(total, f"{dataset.name} (control)", progress) as bar,
+                    _cached(embedder, cache_embeddings),
+                ):
+                    runner = DeLLMRunner(tick=bar.update, delete=False)
+                    done = [runner.run(episode) for episode in dataset.episodes]
+                result = reports.system_result(outcomes=done, metric=metric, judge=judge)
+                result["wall_s"] = round(time.monotonic() - control_started, 1)
+                report.setdefault("controls", {})[dataset.name] = {reports.CONTROL: result}
+                log(f"{dataset.name}: control done in {result['wall_s']:.0f} s")
     report["wall_s"] = round(time.monotonic() - started, 1)
     if judge is not None:
         report["judge_calls"] = judge.calls

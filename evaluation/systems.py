@@ -18,7 +18,6 @@ once and the history is copied for each of them at the deletion request.
 
 from __future__ import annotations
 
-import json
 import time
 import uuid
 from collections import Counter
@@ -140,7 +139,14 @@ class Baselines:
     """no_memory, full_memory and semantic_deletion@T on one episode."""
 
     def __init__(
-        self, *, llm, embedder, no_memory: bool, full_memory: bool, thresholds: list[float], semantic_query: str = "target",
+        self,
+        *,
+        llm,
+        embedder,
+        no_memory: bool,
+        full_memory: bool,
+        thresholds: list[float],
+        semantic_query: str = "target",
         tick: Callable[[int], None] = lambda n: None,
     ):
         self.llm, self.embedder = llm, embedder
@@ -210,13 +216,16 @@ class Baselines:
             for qa in episode.questions:
                 outcome.after.append(Answered(qa, self._reply(kept, qa.question)))
                 self.tick(1)
-            outcome.residual_hits = sum(1 for item in kept for n in norms if contains_normalised(n, normalise(item.text)))
+            outcome.residual_hits = sum(
+                1 for item in kept for n in norms if contains_normalised(n, normalise(item.text))
+            )
             outcome.deleted_messages = len(deleted)
             outcome.deleted_items = Counter({"messages": len(deleted)}) if deleted else Counter()
             # No provenance here: a deleted message is collateral unless it holds the forget answer
             # (or, for a reply, quotes the forget fact: a reply that used it).
             collateral = [
-                item for item in deleted
+                item
+                for item in deleted
                 if not _contains_any(norms, item.text)
                 and not (item.role == "assistant" and any(contains_normalised(f, normalise(item.text)) for f in facts))
             ]
@@ -243,7 +252,9 @@ class Baselines:
             finish(semantic_name(threshold), kept, deleted, phase_started)
         return out
 
-    def _semantic_delete(self, history: list[Item], forget: ForgetItem, threshold: float) -> tuple[list[Item], list[Item]]:
+    def _semantic_delete(
+        self, history: list[Item], forget: ForgetItem, threshold: float
+    ) -> tuple[list[Item], list[Item]]:
         if not history:
             return history, []
         query = request_target(forget.request) if self.semantic_query == "target" else forget.request
@@ -263,8 +274,9 @@ class DeLLMRunner:
     """One fresh user per episode: the history in one conversation, the questions before the
     deletion in a second one and those after it in a third; the user is deleted afterwards."""
 
-    def __init__(self, *, tick: Callable[[int], None] = lambda n: None):
+    def __init__(self, *, tick: Callable[[int], None] = lambda n: None, delete: bool = True):
         self.tick = tick
+        self.delete = delete  # False: the control run, the same protocol without the deletion requests
 
     def run(self, episode: Episode) -> Outcome:
         from django.contrib.auth import get_user_model
@@ -285,7 +297,10 @@ class DeLLMRunner:
             for qa in episode.questions:
                 outcome.before.append(Answered(qa, self._post(user, asked_before, qa.question, outcome)))
                 self.tick(1)
-            self._forget_all(user, history, episode, outcome, request_ids)
+            if self.delete:
+                self._forget_all(user, history, episode, outcome, request_ids)
+            else:
+                self.tick(len(episode.forgets))
             asked_after = conversation_create(user=user, title="eval: questions after")
             contexts = []
             for qa in episode.questions:
@@ -294,7 +309,7 @@ class DeLLMRunner:
                 contexts.append(context)
                 self.tick(1)
             self._describe_contexts(user, outcome.after, contexts)
-            outcome.residual_hits = self._residual(user, episode, request_ids)
+            outcome.residual_hits = self._residual(user, episode, request_ids, outcome)
         finally:
             self._clean_up(user, request_ids)
         outcome.seconds = time.monotonic() - started
@@ -320,17 +335,22 @@ class DeLLMRunner:
         facts), and whether the statement its gold answer comes from still exists."""
         from chat.llm.local import is_question
         from chat.models import Message, Role
+        from memory.models import Node
 
         ids = {pk for context in contexts for pk in context}
+        contents = dict(Node.objects.filter(pk__in=ids).values_list("pk", "content"))
         questions = {
-            pk for pk, content in Message.objects.filter(pk__in=ids, role=Role.USER).values_list("pk", "content")
-            if is_question(content)
+            pk
+            for pk in Message.objects.filter(pk__in=ids, role=Role.USER).values_list("pk", flat=True)
+            if is_question(contents.get(pk, ""))
         }
         surviving = set(Message.objects.filter(owner=user, role=Role.USER).values_list("content", flat=True))
         for item, context in zip(answered, contexts, strict=True):
+            gold = normalise(item.qa.answer)
             item.info = {
                 "context_items": len(context),
                 "context_questions": sum(1 for pk in context if pk in questions),
+                "gold_in_context": any(contains_normalised(gold, normalise(contents.get(pk, ""))) for pk in context),
                 "fact_survives": (item.qa.fact in surviving) if item.qa.fact else None,
             }
 
@@ -356,7 +376,9 @@ class DeLLMRunner:
         norms = _answer_norms(episode)
         indirect = {normalise(s) for s in episode.indirect}
         indirect_ids = {
-            pk for pk, content in Node.objects.filter(owner=user).values_list("pk", "content") if normalise(content) in indirect
+            pk
+            for pk, content in Node.objects.filter(owner=user).values_list("pk", "content")
+            if normalise(content) in indirect
         }
         should_go: set[int] = set()  # items holding a forget answer, and Dep of them
         deleted: set[int] = set()
@@ -374,7 +396,9 @@ class DeLLMRunner:
                 continue
             if result.forget_preview is None:
                 outcome.extra["requests_not_recognised"] += 1
-                outcome.notes.append(f"deletion request not recognised (answered as a message): {forget.request[:80]!r}")
+                outcome.notes.append(
+                    f"deletion request not recognised (answered as a message): {forget.request[:80]!r}"
+                )
                 self.tick(1)
                 continue
             preview = result.forget_preview
@@ -384,19 +408,34 @@ class DeLLMRunner:
             for entry in preview["matched"]:
                 if entry["id"] not in should_go:
                     outcome.extra[f"collateral_matched_{entry['reason']}"] += 1
-                    outcome.collateral_matched.append({
-                        "request": forget.request[:160], "reason": entry["reason"], "score": entry.get("score"),
-                        "kind": entry.get("kind"), "role": entry.get("role"), "excerpt": (entry.get("excerpt") or "")[:160],
-                    })
+                    outcome.collateral_matched.append(
+                        {
+                            "request": forget.request[:160],
+                            "reason": entry["reason"],
+                            "score": entry.get("score"),
+                            "kind": entry.get("kind"),
+                            "role": entry.get("role"),
+                            "excerpt": (entry.get("excerpt") or "")[:160],
+                        }
+                    )
             manifest = forget_confirm(user=user, request_id=preview["request_id"])
             deleted |= set(manifest.get("deleted_ids", []))
             outcome.extra["requests_confirmed"] += 1
-            reported = manifest.get("verification", {}).get("residual_hits", 0)
+            verification = manifest.get("verification", {})
+            reported = verification.get("residual_hits", 0)
             outcome.extra["manifest_residual_hits"] += reported
             outcome.extra["manifests_reporting_residuals"] += 1 if reported else 0
+            flagged = verification.get("residual_ids", [])
+            for kind in Node.objects.filter(pk__in=flagged).values_list("kind", flat=True):
+                outcome.extra[f"manifest_residual_{kind}"] += 1
+            answer = [normalise(forget.answer)]
+            for text in Node.objects.filter(pk__in=flagged).values_list("content", flat=True):
+                outcome.extra["manifest_residual_holding_answer"] += 1 if _contains_any(answer, text) else 0
             self.tick(1)
         by_kind = Counter(kinds.get(pk, "unknown") for pk in deleted)
-        outcome.deleted_items = Counter({f"{kind}s" if kind != "summary" else "summaries": n for kind, n in by_kind.items()})
+        outcome.deleted_items = Counter(
+            {f"{kind}s" if kind != "summary" else "summaries": n for kind, n in by_kind.items()}
+        )
         outcome.deleted_messages = by_kind.get("message", 0)
         collateral = deleted - should_go
         outcome.collateral_deleted = sum(1 for pk in collateral if kinds.get(pk) == "message")
@@ -405,7 +444,7 @@ class DeLLMRunner:
         outcome.extra["should_delete_items"] += len(should_go)
         outcome.extra["missed_items"] += len(should_go - deleted)
 
-    def _residual(self, user, episode: Episode, request_ids: list[str]) -> int:
+    def _residual(self, user, episode: Episode, request_ids: list[str], outcome: Outcome) -> int:
         """Surviving stored items of every kind holding a forget answer: items (messages, facts,
         summaries, superseded or not), conversation titles, and the user's deletion requests."""
         from chat.models import Conversation
@@ -413,11 +452,23 @@ class DeLLMRunner:
         from provenance.models import DeletionRequest
 
         norms = _answer_norms(episode)
-        texts = list(Node.objects.filter(owner=user).values_list("content", flat=True))
-        texts += list(Conversation.objects.filter(owner=user).values_list("title", flat=True))
-        for plan, working, manifest in DeletionRequest.objects.filter(pk__in=request_ids).values_list("plan", "working", "manifest"):
-            texts.append(json.dumps([plan, working, manifest], ensure_ascii=False))
-        return sum(1 for text in texts for n in norms if contains_normalised(n, normalise(text)))
+        texts = [
+            (f"{kind} {pk}", content)
+            for pk, kind, content in Node.objects.filter(owner=user).values_list("pk", "kind", "content")
+        ]
+        texts += [
+            (f"conversation title {pk}", title)
+            for pk, title in Conversation.objects.filter(owner=user).values_list("pk", "title")
+        ]
+        # A request's plan and manifest hold ids, counts and timings only (numbers that a numeric
+        # answer such as an age would match by accident); its words live in ``working``.
+        for pk, working in DeletionRequest.objects.filter(pk__in=request_ids).values_list("pk", "working"):
+            words = [working.get("target") or "", *(working.get("terms") or [])] if isinstance(working, dict) else []
+            texts.append((f"deletion request {pk}", " | ".join(w for w in words if isinstance(w, str))))
+        hits = [(where, text) for where, text in texts for n in norms if contains_normalised(n, normalise(text))]
+        for where, text in hits:
+            outcome.notes.append(f"{episode.id}: residual in {where}: {text[:200]!r}")
+        return len(hits)
 
     def _clean_up(self, user, request_ids: list[str]) -> None:
         from provenance.models import AuditRecord, DeletionRequest

@@ -241,10 +241,15 @@ def _working_set(*, mode: str, query: str, matched: dict[int, Match], query_vect
     Kept only until the request completes or expires."""
     ids = sorted(matched)[:MAX_STORED_VECTORS]
     if mode in ("ids", "conversation"):
-        terms = list(Node.objects.filter(pk__in=ids).values_list("content", flat=True))
+        terms = list(Node.objects.filter(pk__in=ids).values_list("content", flat=True))  # an erased fact's own words
     else:
         terms = [query]
-    vectors = [list(map(float, v)) for v in Embedding.objects.filter(node_id__in=ids).values_list("vector", flat=True)]
+    # Only the matched *messages* define what must not survive: a matched summary also holds other,
+    # innocent content, and its rebuilt successor would otherwise be flagged for that.
+    vectors = [
+        list(map(float, v))
+        for v in Embedding.objects.filter(node_id__in=ids, node__kind=NodeKind.MESSAGE).values_list("vector", flat=True)
+    ]
     if query_vector is not None:
         vectors.append(query_vector)
     return {"terms": terms, "vectors": vectors}

@@ -22,21 +22,48 @@ class Command(BaseCommand):
     help = "Run the deletion benchmark and write reports/eval.json, eval.md and eval_fig8.png."
 
     def add_arguments(self, parser):
-        parser.add_argument("--dataset", choices=["personas", "tofu", "all"], default=None,
-                            help="which shared dataset to run (default: all, or none when --dataset-file is given)")
-        parser.add_argument("--dataset-file", action="append", default=[], metavar="PATH",
-                            help="a file in the personas JSONL format, reported under its file name (repeatable)")
-        parser.add_argument("--data-dir", default=None,
-                            help="the shared data folder (default: $DELLM_EVAL_DATA_DIR, else ../shared/data)")
+        parser.add_argument(
+            "--dataset",
+            choices=["personas", "tofu", "all"],
+            default=None,
+            help="which shared dataset to run (default: all, or none when --dataset-file is given)",
+        )
+        parser.add_argument(
+            "--dataset-file",
+            action="append",
+            default=[],
+            metavar="PATH",
+            help="a file in the personas JSONL format, reported under its file name (repeatable)",
+        )
+        parser.add_argument(
+            "--data-dir",
+            default=None,
+            help="the shared data folder (default: $DELLM_EVAL_DATA_DIR, else ../shared/data)",
+        )
         parser.add_argument("--limit", type=int, default=None, help="first N personas / first N TOFU forget facts")
-        parser.add_argument("--tofu-retain-slice", default="{}:{}".format(*DEFAULT_TOFU_RETAIN),
-                            help="TOFU retain facts, as START:END into full (default: %(default)s)")
-        parser.add_argument("--systems", default=None,
-                            help="comma list (default: all): no_memory, full_memory, semantic_deletion@T, dellm")
+        parser.add_argument(
+            "--tofu-retain-slice",
+            default="{}:{}".format(*DEFAULT_TOFU_RETAIN),
+            help="TOFU retain facts, as START:END into full (default: %(default)s)",
+        )
+        parser.add_argument(
+            "--systems",
+            default=None,
+            help="comma list (default: all): no_memory, full_memory, semantic_deletion@T, dellm",
+        )
         parser.add_argument("--metric", choices=METRICS, default="containment", help="headline metric")
-        parser.add_argument("--semantic-query", choices=["target", "request"], default="target",
-                            help="semantic deletion compares the history with what the request names (default) "
-                                 "or with the whole request")
+        parser.add_argument(
+            "--semantic-query",
+            choices=["target", "request"],
+            default="target",
+            help="semantic deletion compares the history with what the request names (default) "
+            "or with the whole request",
+        )
+        parser.add_argument(
+            "--control",
+            action="store_true",
+            help="also run dellm without the deletion requests (questions asked twice), timed apart",
+        )
         parser.add_argument("--no-judge", action="store_true", help="skip the LLM judge even with a real LLM")
         parser.add_argument("--no-embedding-cache", action="store_true", help="embed every repeated text again")
         parser.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -49,7 +76,9 @@ class Command(BaseCommand):
         choice = options["dataset"] or ("all" if not options["dataset_file"] else None)
         datasets = []
         if choice in ("personas", "all"):
-            datasets.append(personas_load(path=folder / "personas" / "personas_dev.jsonl", name="personas", limit=options["limit"]))
+            datasets.append(
+                personas_load(path=folder / "personas" / "personas_dev.jsonl", name="personas", limit=options["limit"])
+            )
         if choice in ("tofu", "all"):
             retain = slice_parse(options["tofu_retain_slice"])
             datasets.append(tofu_load(folder=folder / "tofu", limit=options["limit"], retain=retain))
@@ -70,6 +99,7 @@ class Command(BaseCommand):
             use_judge=not options["no_judge"],
             progress=not options["no_progress"],
             cache_embeddings=not options["no_embedding_cache"],
+            control=options["control"],
             log=lambda text: self.stdout.write(text),
         )
         for target in report["targets"]:
@@ -80,15 +110,23 @@ class Command(BaseCommand):
     @staticmethod
     def _command(options) -> str:
         parts = ["python", "manage.py", "dellm_eval"]
-        defaults = {"tofu_retain_slice": "{}:{}".format(*DEFAULT_TOFU_RETAIN), "metric": "containment", "semantic_query": "target"}
+        defaults = {
+            "tofu_retain_slice": "{}:{}".format(*DEFAULT_TOFU_RETAIN),
+            "metric": "containment",
+            "semantic_query": "target",
+        }
         for key in ("dataset", "data_dir", "limit", "tofu_retain_slice", "systems", "metric", "semantic_query", "out"):
             value = options.get(key)
-            if value is None or defaults.get(key) == value or (key == "out" and value == str(Path(settings.BASE_DIR) / "reports")):
+            if (
+                value is None
+                or defaults.get(key) == value
+                or (key == "out" and value == str(Path(settings.BASE_DIR) / "reports"))
+            ):
                 continue
             parts += [f"--{key.replace('_', '-')}", str(value)]
         for raw in options.get("dataset_file") or []:
             parts += ["--dataset-file", raw]
-        for flag in ("no_judge", "no_embedding_cache", "no_progress"):
+        for flag in ("control", "no_judge", "no_embedding_cache", "no_progress"):
             if options.get(flag):
                 parts.append(f"--{flag.replace('_', '-')}")
         return shlex.join(parts)
