@@ -6,6 +6,8 @@ PY := $(VENV)/bin/python
 PORT ?= 8000
 HOST ?= 127.0.0.1
 export XDG_RUNTIME_DIR ?= /tmp
+# The benchmark data (personas, TOFU) lives beside the project; a clone elsewhere on this machine finds it too.
+export DELLM_EVAL_DATA_DIR ?= $(abspath $(firstword $(wildcard ../shared/data /work/shared/data)))
 
 .PHONY: run test install install-test migrate eval bench services browser compose clean-data help
 

@@ -16,10 +16,23 @@ from evaluation.runner import ALL_SYSTEMS, systems_parse
 from tests.openai_stub import openai_stub  # noqa: F401  (fixture)
 
 DATA = data_dir()
-needs_data = pytest.mark.skipif(
-    not (DATA / "personas" / "personas_dev.jsonl").is_file() or not (DATA / "tofu" / "tofu_full.json").is_file(),
-    reason=f"the shared data folder is not at {DATA}",
-)
+HAVE_DATA = (DATA / "personas" / "personas_dev.jsonl").is_file() and (DATA / "tofu" / "tofu_full.json").is_file()
+
+
+def _require_data(function):
+    """The benchmark data must be there: a missing folder fails loudly (set DELLM_EVAL_DATA_DIR), never skips."""
+    import functools
+
+    @functools.wraps(function)
+    def wrapper(*args, **kwargs):
+        if not HAVE_DATA:
+            pytest.fail(f"the shared benchmark data is not at {DATA}; set DELLM_EVAL_DATA_DIR (make test finds ../shared/data)")
+        return function(*args, **kwargs)
+
+    return wrapper
+
+
+needs_data = _require_data
 
 
 # --- metrics --------------------------------------------------------------------------------------
