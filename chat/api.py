@@ -7,9 +7,11 @@ from rest_framework import status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from provenance.selectors import context_ids, node_influence
+from memory.graph import context_ids
+from memory.selectors import node_summaries
+from provenance.selectors import node_influence
 
-from . import selectors, services
+from . import selectors, services, turns
 from .serializers import (
     ConversationCreateSerializer,
     ConversationSerializer,
@@ -18,13 +20,8 @@ from .serializers import (
     MessageCreateSerializer,
     MessageSerializer,
     PostResultSerializer,
+    messages_serialize,
 )
-
-
-def serialize_messages(messages) -> list[dict]:
-    messages = list(messages)
-    contexts = context_ids(node_ids=[m.pk for m in messages])
-    return MessageSerializer(messages, many=True, context={"contexts": contexts}).data
 
 
 class ConversationListApi(APIView):
@@ -51,7 +48,7 @@ class ConversationDetailApi(APIView):
 class MessageListApi(APIView):
     @extend_schema(responses=MessageSerializer(many=True))
     def get(self, request, conversation_id: int):
-        return Response(serialize_messages(selectors.message_list(user=request.user, conversation_id=conversation_id)))
+        return Response(messages_serialize(selectors.message_list(user=request.user, conversation_id=conversation_id)))
 
     @extend_schema(
         request=MessageCreateSerializer,
@@ -62,7 +59,7 @@ class MessageListApi(APIView):
     def post(self, request, conversation_id: int):
         data = MessageCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        result = services.message_post(
+        result = turns.message_post(
             user=request.user, conversation_id=conversation_id, content=data.validated_data["content"]
         )
         if result.forget_preview is not None:
@@ -85,7 +82,7 @@ class MessageInfluenceApi(APIView):
         body = {
             "context": context,
             "influenced": [{"id": e.id, "depth": e.depth, "path": e.path} for e in influenced],
-            "items": selectors.node_summaries(
+            "items": node_summaries(
                 user=request.user, node_ids=[message.pk, *context, *(e.id for e in influenced)]
             ),
         }

@@ -6,4 +6,10 @@ class ChatConfig(AppConfig):
     verbose_name = "Chat"
 
     def ready(self):
-        from . import schema  # noqa: F401  (registers the OpenAPI description of API keys)
+        from provenance.forgetting import hooks
+
+        from . import forgetting, schema  # noqa: F401  (schema registers the OpenAPI description of API keys)
+
+        hooks.scope_register("conversation", forgetting.conversation_scope)
+        hooks.erasure_pending.connect(forgetting.on_erasure_pending, dispatch_uid="chat.erasure_pending")
+        hooks.residue_scan.connect(forgetting.on_residue_scan, dispatch_uid="chat.residue_scan")

@@ -8,11 +8,10 @@ import logging
 from channels.generic.websocket import WebsocketConsumer
 
 from dellm_site.errors import ApplicationError
+from provenance.forgetting.services import forget_confirm
 
-from provenance.forget import forget_confirm
-
-from . import selectors, services
-from .api import serialize_messages
+from . import selectors, turns
+from .serializers import messages_serialize
 
 logger = logging.getLogger(__name__)
 
@@ -65,7 +64,7 @@ class ChatConsumer(WebsocketConsumer):
             )
             return
         try:
-            for event in services.message_post_stream(
+            for event in turns.message_post_stream(
                 user=self.user, conversation_id=self.conversation.pk, content=frame.get("content")
             ):
                 if event.type == "token":
@@ -73,7 +72,7 @@ class ChatConsumer(WebsocketConsumer):
                 elif event.type == "forget_preview":
                     self.send_json({"type": "forget_preview", "preview": event.preview})
                 else:
-                    message = serialize_messages([event.message])[0]
+                    message = messages_serialize([event.message])[0]
                     if event.type == "reply":
                         message["context"] = event.context
                     self.send_json({"type": event.type, "message": message})

@@ -9,7 +9,7 @@ from memory.models import Node, NodeKind, NodeQuerySet
 
 
 class ConversationQuerySet(models.QuerySet):
-    def for_user(self, user) -> "ConversationQuerySet":
+    def for_user(self, user) -> ConversationQuerySet:
         return self.filter(owner=user)
 
 

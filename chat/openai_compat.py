@@ -17,18 +17,18 @@ import uuid
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.http import JsonResponse, StreamingHttpResponse
+from django.utils.module_loading import import_string
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import exceptions
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.views import APIView
 
+from dellm_site.ai.llm import get_llm
 from dellm_site.errors import ApplicationError
 from memory.models import Node
 
-from . import services
-from .llm.base import get_llm
-from .authentication import ApiTokenAuthentication
+from . import services, turns
 
 MODEL_ID = "dellm"
 
@@ -85,7 +85,8 @@ class _Turn:
 
 
 class _OpenAIView(APIView):
-    authentication_classes = [ApiTokenAuthentication]
+    # API keys only (no session, so no CSRF): the class is the project's, named in settings.
+    authentication_classes = [import_string(settings.DELLM_API_KEY_AUTHENTICATION)]
     permission_classes = [IsAuthenticated]
 
     def handle_exception(self, exc):
@@ -145,7 +146,7 @@ class ChatCompletionsApi(_OpenAIView):
         model = str(body.get("model") or MODEL_ID)
         completion_id = f"chatcmpl-{uuid.uuid4().hex}"
         created = int(time.time())
-        events = services.message_post_stream(user=request.user, conversation_id=conversation.pk, content=content)
+        events = turns.message_post_stream(user=request.user, conversation_id=conversation.pk, content=content)
         if body.get("stream"):
             include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
             sse = self._sse(request, events, completion_id, created, model, content, conversation.pk, include_usage)

@@ -34,24 +34,3 @@ def message_get(*, user, message_id) -> Message:
         return Message.objects.for_user(user).get(pk=int(message_id))
     except (Message.DoesNotExist, TypeError, ValueError):
         raise NotFound("Message not found.") from None
-
-
-EXCERPT_LENGTH = 140
-
-
-def node_summaries(*, user, node_ids) -> dict[str, dict]:
-    """Short descriptions of the user's nodes (kind, role, conversation, excerpt), keyed by id."""
-    from memory.models import Node
-
-    nodes = Node.objects.for_user(user).filter(pk__in=set(node_ids)).select_related("message")
-    out = {}
-    for node in nodes:
-        message = getattr(node, "message", None)
-        text = node.content if len(node.content) <= EXCERPT_LENGTH else node.content[: EXCERPT_LENGTH - 1] + "…"
-        out[str(node.pk)] = {
-            "kind": node.kind,
-            "role": message.role if message else None,
-            "conversation": message.conversation_id if message else None,
-            "excerpt": text,
-        }
-    return out

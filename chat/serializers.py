@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from rest_framework import serializers
+
+from memory.graph import context_ids
+from provenance.serializers import PreviewSerializer
 
 from .models import Conversation, Message
 
@@ -56,6 +61,11 @@ class InfluenceSerializer(serializers.Serializer):
 
 
 class ForgetPreviewResultSerializer(serializers.Serializer):
-    from provenance.serializers import PreviewSerializer
-
     forget_preview = PreviewSerializer()
+
+
+def messages_serialize(messages: Iterable[Message]) -> list[dict]:
+    """Messages as the API, the websocket and the pages show them, each with its context ids."""
+    messages = list(messages)
+    contexts = context_ids(node_ids=[m.pk for m in messages])
+    return MessageSerializer(messages, many=True, context={"contexts": contexts}).data

@@ -10,7 +10,7 @@ from django.views.decorators.http import require_POST
 from dellm_site.errors import NotFound
 
 from . import selectors, services
-from .api import serialize_messages
+from .serializers import messages_serialize
 
 
 @login_required
@@ -34,7 +34,7 @@ def conversation_page(request, conversation_id: int):
         conversation = selectors.conversation_get(user=request.user, conversation_id=conversation_id)
     except NotFound:
         raise Http404("Conversation not found.") from None
-    messages = serialize_messages(selectors.message_list(user=request.user, conversation_id=conversation.pk))
+    messages = messages_serialize(selectors.message_list(user=request.user, conversation_id=conversation.pk))
     return render(
         request,
         "chat/chat.html",

@@ -1,11 +1,72 @@
-"""The Celery app, wired once from Django settings (CELERY_* names)."""
+"""The Celery app, wired once from Django settings (CELERY_* names), and the record of every run of
+the project's own tasks in ``memory.TaskRun`` (kind, attempt, timing, outcome; the admin lists them)."""
+
+from __future__ import annotations
 
 import os
+import time
 
 from celery import Celery
+from celery.signals import task_failure, task_postrun, task_prerun, task_retry
+from django.utils import timezone
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "dellm_site.settings")
 
 app = Celery("dellm")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+# Tasks whose runs are recorded: those defined in the project's apps (not Celery's own).
+PROJECT_APPS = ("accounts", "chat", "memory", "provenance")
+_started: dict[str, float] = {}
+
+
+def _is_ours(task) -> bool:
+    return bool(task) and task.name.split(".")[0] in PROJECT_APPS
+
+
+def _elapsed_ms(task_id: str) -> float | None:
+    started = _started.pop(task_id, None)
+    return None if started is None else round((time.monotonic() - started) * 1000, 2)
+
+
+@task_prerun.connect
+def _task_started(task_id=None, task=None, **kwargs):
+    if _is_ours(task):
+        from memory.models import TaskRun  # the app registry is ready only once a task runs
+
+        _started[task_id] = time.monotonic()
+        TaskRun.objects.update_or_create(
+            task_id=task_id,
+            defaults={"kind": task.name.rsplit(".", 1)[-1], "status": TaskRun.Status.RUNNING,
+                      "attempt": task.request.retries, "finished_at": None, "error": ""},
+        )
+
+
+@task_postrun.connect
+def _task_finished(task_id=None, task=None, state=None, **kwargs):
+    if _is_ours(task) and state == "SUCCESS":
+        from memory.models import TaskRun
+
+        TaskRun.objects.filter(task_id=task_id).update(
+            status=TaskRun.Status.SUCCEEDED, finished_at=timezone.now(), duration_ms=_elapsed_ms(task_id)
+        )
+
+
+@task_retry.connect
+def _task_retrying(request=None, reason=None, **kwargs):
+    if request is not None:
+        from memory.models import TaskRun
+
+        TaskRun.objects.filter(task_id=request.id).update(status=TaskRun.Status.RETRYING, error=type(reason).__name__)
+
+
+@task_failure.connect
+def _task_failed(task_id=None, exception=None, sender=None, **kwargs):
+    if _is_ours(sender):
+        from memory.models import TaskRun
+
+        TaskRun.objects.filter(task_id=task_id).update(
+            status=TaskRun.Status.FAILED, finished_at=timezone.now(), error=type(exception).__name__,
+            duration_ms=_elapsed_ms(task_id),
+        )

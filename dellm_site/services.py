@@ -36,9 +36,10 @@ def account_export(*, user) -> dict:
     """Everything DeLLM holds about the user, as JSON-ready data: conversations, messages (with
     their context), facts, summaries, provenance edges, deletion manifests and token names."""
     from chat.models import ApiToken, Conversation, Message
-    from memory.derived import memory_overview
-    from provenance.models import DeletionRequest, DeletionStatus, Edge
-    from provenance.selectors import context_ids
+    from memory.graph import context_ids
+    from memory.models import Edge
+    from memory.selectors import memory_overview
+    from provenance.models import DeletionRequest, DeletionStatus
 
     messages = list(Message.objects.filter(owner=user).order_by("pk"))
     contexts = context_ids(node_ids=[m.pk for m in messages])
@@ -76,7 +77,7 @@ def account_delete(*, user, password: str) -> dict:
     audit record outlives the account and holds no content."""
     from chat.models import Conversation
     from memory.models import Node
-    from provenance import forget
+    from provenance.forgetting import services as forget
     from provenance.models import DeletionRequest, DeletionStatus
 
     if not user.check_password(password or ""):

@@ -39,6 +39,7 @@ INSTALLED_APPS = [
     "memory",
     "provenance",
     "chat",
+    "evaluation",
 ]
 
 MIDDLEWARE = [
@@ -131,10 +132,12 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 }
 
 # --- REST API ---------------------------------------------------------------------------
+# API keys (named tokens and the login token): REST and the OpenAI-compatible endpoint.
+DELLM_API_KEY_AUTHENTICATION = "chat.authentication.ApiTokenAuthentication"
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         # First, so a missing or revoked key gets 401 with a WWW-Authenticate header.
-        "chat.authentication.ApiTokenAuthentication",
+        DELLM_API_KEY_AUTHENTICATION,
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
@@ -155,9 +158,9 @@ OPENAI_API_KEY = env("OPENAI_API_KEY", default="")
 OPENAI_BASE_URL = env("OPENAI_BASE_URL", default="") or None
 _llm = env("DELLM_LLM", default="") or ("openai" if OPENAI_API_KEY else "local")
 DELLM_LLM = {
-    "local": {"BACKEND": "chat.llm.local.LocalLLM", "OPTIONS": {"token_delay": env.float("DELLM_TOKEN_DELAY", default=0.0)}},
+    "local": {"BACKEND": "dellm_site.ai.local.LocalLLM", "OPTIONS": {"token_delay": env.float("DELLM_TOKEN_DELAY", default=0.0)}},
     "openai": {
-        "BACKEND": "chat.llm.openai.OpenAILLM",
+        "BACKEND": "dellm_site.ai.openai.OpenAILLM",
         "OPTIONS": {
             "model": env("DELLM_LLM_MODEL", default="gpt-4o-mini"),
             "api_key": OPENAI_API_KEY,
@@ -170,9 +173,9 @@ if DELLM_LLM is None:
     raise ImproperlyConfigured(f"DELLM_LLM={_llm!r} is not a backend; use 'local' or 'openai'.")
 _embedder = env("DELLM_EMBEDDER", default="") or "local"
 DELLM_EMBEDDER = {
-    "local": {"BACKEND": "memory.embeddings.LocalEmbedder", "OPTIONS": {"dimensions": 384}},
+    "local": {"BACKEND": "dellm_site.ai.embedding.LocalEmbedder", "OPTIONS": {"dimensions": 384}},
     "openai": {
-        "BACKEND": "memory.embeddings.OpenAIEmbedder",
+        "BACKEND": "dellm_site.ai.embedding.OpenAIEmbedder",
         "OPTIONS": {
             "model": env("DELLM_EMBEDDING_MODEL", default="text-embedding-3-small"),
             "dimensions": 1536,

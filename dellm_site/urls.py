@@ -4,7 +4,6 @@ from drf_spectacular.views import SpectacularAPIView
 
 from chat import api as chat_api
 from chat import openai_compat
-from chat import views as chat_views
 from dellm_site import views as site_views
 from memory import api as memory_api
 from memory import views as memory_views

@@ -106,7 +106,7 @@ class Judge:
 def judge_for(llm):
     """A judge when the configured LLM is an OpenAI-compatible one; None for the offline backend."""
     try:
-        from chat.llm.openai import OpenAILLM
+        from dellm_site.ai.openai import OpenAILLM
     except ImportError:  # pragma: no cover - the openai package is a runtime dependency
         return None
     return Judge(llm) if isinstance(llm, OpenAILLM) else None

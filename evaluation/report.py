@@ -141,7 +141,7 @@ CAUSES = {
 
 def _item_kind(entry: dict) -> str:
     """'user question', 'user statement', 'reply', 'fact', 'summary' for a matched item."""
-    from chat.llm.local import is_question
+    from dellm_site.ai.text import is_question
 
     if entry.get("kind") not in (None, "message"):
         return str(entry["kind"])
@@ -252,8 +252,8 @@ def _order(results: dict) -> list[str]:
 
 
 PROTOCOL = """\
-- **Every system** goes through the same configured LLM (`chat.llm.base.get_llm()`) and embedder
-  (`memory.embeddings.get_embedder()`), and sees each episode in the same order: the statements
+- **Every system** goes through the same configured LLM (`dellm_site.ai.llm.get_llm()`) and embedder
+  (`dellm_site.ai.embedding.get_embedder()`), and sees each episode in the same order: the statements
   (then the requests) one message at a time -> the questions (before) -> one deletion request per
   forget item -> the same questions (after).
 - **Personas**: one episode (one user) per persona; the `forget` qa is the forget question, the
@@ -274,10 +274,10 @@ PROTOCOL = """\
   full_memory and every semantic_deletion@T are one system (same history, same replies); the history
   is copied at the request.
 - **dellm**: a fresh Django user per episode; statements and requests posted with
-  `chat.services.message_post` in one conversation (real context construction, provenance edges,
+  `chat.turns.message_post` in one conversation (real context construction, provenance edges,
   facts and summaries as configured); the "before" questions in a second conversation; the deletion
   request posted in the first conversation the same way (it returns `forget_preview`, nothing is
-  stored or answered), then `provenance.forget.forget_confirm` on it (strict: all of Dep(M)); the
+  stored or answered), then `provenance.forgetting.services.forget_confirm` on it (strict: all of Dep(M)); the
   "after" questions in a third conversation. The user is deleted afterwards (cascade).
   *The questions asked before pollute memory, as in the paper*: they and their replies are stored
   items and enter later contexts. A reply that used the forget fact is in Dep of it and goes with it;

@@ -12,8 +12,8 @@ from django.conf import settings
 from django.core.management.base import CommandError
 from django.db import connection
 
-from chat.llm.base import get_llm
-from memory.embeddings import get_embedder
+from dellm_site.ai.embedding import get_embedder
+from dellm_site.ai.llm import get_llm
 
 from . import report as reports
 from .datasets import Dataset

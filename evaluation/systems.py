@@ -7,9 +7,9 @@
 - ``semantic_deletion@T``: the whole history too; a deletion request removes every history message
   whose cosine similarity to what the request names is >= T.
 - ``dellm``: the product, driven through its services: a fresh user per episode, every message
-  posted with ``chat.services.message_post`` (real context construction, provenance, facts and
+  posted with ``chat.turns.message_post`` (real context construction, provenance, facts and
   summaries), the deletion request posted the same way (it returns a forget preview), confirmed
-  with ``provenance.forget.forget_confirm`` (strict), the questions asked the same way.
+  with ``provenance.forgetting.services.forget_confirm`` (strict), the questions asked the same way.
 
 The baselines keep their history in memory. Before the first deletion request, full_memory and
 every semantic_deletion@T are the same system (same history, same replies), so that part runs
@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from chat.llm.base import Prompt
-from provenance.forget import forget_request_target
+from dellm_site.ai.prompts import Prompt
+from provenance.forgetting.intent import forget_request_target
 
 from .datasets import QA, Episode, ForgetItem
 from .metrics import contains_normalised, normalise
@@ -319,7 +319,7 @@ class DeLLMRunner:
         return self._post_with_context(user, conversation, text, outcome)[0]
 
     def _post_with_context(self, user, conversation, text: str, outcome: Outcome) -> tuple[str, list[int]]:
-        from chat.services import message_post
+        from chat.turns import message_post
 
         result = message_post(user=user, conversation_id=conversation.pk, content=text)
         if result.forget_preview is not None:  # an ordinary message read as a deletion request
@@ -333,8 +333,8 @@ class DeLLMRunner:
     def _describe_contexts(self, user, answered: list[Answered], contexts: list[list[int]]) -> None:
         """For each after-question: how many retrieved items were earlier questions (which carry no
         facts), and whether the statement its gold answer comes from still exists."""
-        from chat.llm.local import is_question
         from chat.models import Message, Role
+        from dellm_site.ai.text import is_question
         from memory.models import Node
 
         ids = {pk for context in contexts for pk in context}
@@ -367,10 +367,10 @@ class DeLLMRunner:
         return holding, kinds
 
     def _forget_all(self, user, conversation, episode: Episode, outcome: Outcome, request_ids: list[str]) -> None:
-        from chat.services import message_post
+        from chat.turns import message_post
         from dellm_site.errors import ApplicationError
         from memory.models import Node
-        from provenance.forget import forget_confirm
+        from provenance.forgetting.services import forget_confirm
         from provenance.selectors import dep_ids
 
         norms = _answer_norms(episode)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from django.contrib import admin
 
-from provenance.admin import ReadOnlyAdmin
+from dellm_site.admin import ReadOnlyAdmin
 
 from .models import TaskRun
 

@@ -1,7 +1,7 @@
-"""The store D: every item that can enter a context is a Node, in one id space.
+"""The store D and the edges of G: every item that can enter a context is a Node, in one id space.
 
-Messages (chat.Message), and later summaries and extracted facts, are Node subclasses, so a
-provenance edge is a plain pair of node ids and one traversal covers every kind.
+Messages (chat.Message), summaries and extracted facts are Node subclasses, so a provenance edge is a
+plain pair of node ids and one traversal covers every kind.
 """
 
 from __future__ import annotations
@@ -20,12 +20,22 @@ class NodeKind(models.TextChoices):
 
 
 class NodeQuerySet(models.QuerySet):
-    def for_user(self, user) -> "NodeQuerySet":
+    def for_user(self, user) -> NodeQuerySet:
         return self.filter(owner=user)
 
-    def retrievable(self) -> "NodeQuerySet":
+    def retrievable(self) -> NodeQuerySet:
         """Items that may be put into a future context."""
         return self.filter(retrievable=True)
+
+    # A message node's role and conversation live on its chat.Message row (multi-table inheritance);
+    # these lookups follow that one-to-one link by name, so the store never imports the chat app.
+    def user_messages(self) -> NodeQuerySet:
+        """The users' own messages (the sources of facts and summaries)."""
+        return self.filter(kind=NodeKind.MESSAGE, message__role="user")
+
+    def in_conversation(self, conversation_id: int) -> NodeQuerySet:
+        """The messages of one conversation."""
+        return self.filter(message__conversation_id=conversation_id)
 
 
 class Node(models.Model):
@@ -69,6 +79,28 @@ class Embedding(models.Model):
                 opclasses=["vector_cosine_ops"],
             )
         ]
+
+
+class Edge(models.Model):
+    """An edge src -> dst of the graph G: src was in the context given to the LLM for dst (or, for a
+    derived record, src is one of its sources). Written in the transaction that stores dst; the
+    traversal and every rule built on it (Dep, forgetting) live in the provenance app."""
+
+    src = models.ForeignKey(Node, on_delete=models.CASCADE, related_name="out_edges")
+    dst = models.ForeignKey(Node, on_delete=models.CASCADE, related_name="in_edges")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        db_table = "provenance_edge"
+        constraints = [
+            models.UniqueConstraint(fields=["src", "dst"], name="edge_unique_src_dst"),
+            models.CheckConstraint(condition=~models.Q(src=models.F("dst")), name="edge_no_self_loop"),
+        ]
+        # The unique constraint indexes (src, dst) for forward walks; this one serves backward walks.
+        indexes = [models.Index(fields=["dst", "src"], name="edge_dst_src")]
+
+    def __str__(self) -> str:
+        return f"{self.src_id} -> {self.dst_id}"
 
 
 class DerivedStatus(models.TextChoices):

@@ -1,43 +1,73 @@
-"""Reads over the store D: context construction by semantic similarity."""
+"""Reads over the store D: short descriptions of nodes, and the user's derived memory."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Iterable
 
-import numpy as np
-from django.conf import settings
-from pgvector.django import CosineDistance
+from dellm_site.errors import NotFound
 
-from .models import Embedding, Node
+from .graph import context_ids
+from .models import Fact, Node, Summary
 
-
-@dataclass(frozen=True)
-class ScoredNode:
-    node: Node
-    score: float
+EXCERPT_LENGTH = 140
 
 
-def context_retrieve(
-    *,
-    user,
-    query_vector: np.ndarray,
-    exclude_ids: set[int] | frozenset[int] = frozenset(),
-    top_k: int | None = None,
-    min_similarity: float | None = None,
-) -> list[ScoredNode]:
-    """The paper's context construction: the user's top-k stored items by cosine similarity
-    to the query, keeping only those at or above ``min_similarity``. No recent-turns window."""
-    top_k = settings.DELLM_CONTEXT_TOP_K if top_k is None else top_k
-    min_similarity = settings.DELLM_CONTEXT_MIN_SIMILARITY if min_similarity is None else min_similarity
-    if top_k <= 0:
-        return []
-    distance = CosineDistance("vector", query_vector.tolist())
-    rows = (
-        Embedding.objects.filter(owner=user, node__retrievable=True, node__kind__in=settings.DELLM_CONTEXT_KINDS)
-        .exclude(node_id__in=exclude_ids)
-        .annotate(distance=distance)
-        .filter(distance__lte=1.0 - min_similarity)
-        .order_by("distance", "node_id")
-        .select_related("node")[:top_k]
+def node_summaries(*, user, node_ids: Iterable[int]) -> dict[str, dict]:
+    """Short descriptions of the user's nodes (kind, role, conversation, excerpt), keyed by id."""
+    nodes = Node.objects.for_user(user).filter(pk__in=set(node_ids)).select_related("message")
+    out = {}
+    for node in nodes:
+        message = getattr(node, "message", None)
+        text = node.content if len(node.content) <= EXCERPT_LENGTH else node.content[: EXCERPT_LENGTH - 1] + "…"
+        out[str(node.pk)] = {
+            "kind": node.kind,
+            "role": message.role if message else None,
+            "conversation": message.conversation_id if message else None,
+            "excerpt": text,
+        }
+    return out
+
+
+def _fact_row(fact: Fact, sources: list[int]) -> dict:
+    return {"id": fact.pk, "content": fact.content, "sources": sources, "version": fact.version,
+            "status": fact.status, "rectified": fact.rectified, "supersedes": fact.supersedes_id,
+            "derivation": fact.derivation, "rebuilt_at": fact.rebuilt_at}
+
+
+def _summary_row(summary: Summary, sources: list[int]) -> dict:
+    return {"id": summary.pk, "conversation": summary.conversation_id, "content": summary.content,
+            "sources": sources, "version": summary.version, "status": summary.status,
+            "derivation": summary.derivation, "rebuilt_at": summary.rebuilt_at}
+
+
+def memory_overview(*, user) -> dict:
+    """The Memory panel: the user's facts (with history) and summaries, with their sources."""
+    facts = list(Fact.objects.filter(owner=user).order_by("-pk"))
+    summaries = list(Summary.objects.filter(owner=user).order_by("-pk"))
+    sources = context_ids(node_ids=[n.pk for n in facts + summaries])
+    return {
+        "facts": [_fact_row(f, sources[f.pk]) for f in facts],
+        "summaries": [_summary_row(s, sources[s.pk]) for s in summaries],
+    }
+
+
+def fact_detail(*, user, fact_id: int) -> dict:
+    """One of the user's facts as the Memory panel shows it; anyone else's is a 404."""
+    fact = Fact.objects.filter(owner=user, pk=fact_id).first()
+    if fact is None:
+        raise NotFound("Fact not found.")
+    return _fact_row(fact, context_ids(node_ids=[fact.pk])[fact.pk])
+
+
+def message_conversations(*, user, node_ids: Iterable[int]) -> dict[int, int]:
+    """For those of ``node_ids`` that are the user's messages: their conversation id."""
+    return dict(
+        Node.objects.for_user(user).filter(pk__in=set(node_ids)).exclude(message=None)
+        .values_list("pk", "message__conversation_id")
     )
-    return [ScoredNode(node=row.node, score=1.0 - float(row.distance)) for row in rows]
+
+
+def conversation_titles(*, user) -> dict[int, str]:
+    """The titles of the user's summarised conversations (a placeholder for an untitled one)."""
+    rows = Summary.objects.filter(owner=user).values_list("conversation_id", "conversation__title").distinct()
+    return {pk: title or f"Conversation {pk}" for pk, title in rows}

@@ -1,33 +1,19 @@
 """The Memory page: what the assistant has distilled about the user (facts with their history, one
 summary per conversation), each linked to the messages it was built from.
 
-The data comes from ``derived.memory_overview``; correcting goes through
+The data comes from ``selectors.memory_overview``; correcting goes through
 ``POST /api/memory/facts/{id}/rectify/`` and erasing through the Forget panel (``/api/forget/``),
-both driven by static/js/memory.js. This view only assembles the page."""
+both driven by static/js/memory.js. After a deletion (``?after=<request id>``) the template shows
+what became of each derived record with the provenance app's ``rebuild_status`` tag."""
 
 from __future__ import annotations
-
-import uuid
 
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import render
 
-from chat.models import Message
-from chat.selectors import conversation_list
-from provenance.models import DeletionStatus
-from provenance.selectors import deletion_request_list
-
-from .derived import memory_overview
 from .models import DerivedStatus
-
-REBUILD_LABELS = {
-    "pending": "rebuilding…",
-    "done": "rebuilt",
-    "dropped": "dropped",
-    "erased": "erased",
-    "failed": "rebuild failed",
-}
+from .selectors import conversation_titles, memory_overview, message_conversations
 
 
 def _derivation_label(derivation: dict) -> str:
@@ -87,56 +73,12 @@ def _summary_groups(summaries: list[dict], titles: dict[int, str]) -> list[dict]
     return list(groups.values())
 
 
-def _rebuild_label(entry: dict, versions: dict[int, int]) -> str:
-    status = entry.get("status")
-    if status == "done":
-        new_ids = entry["new_ids"]
-        found = sorted({versions[i] for i in new_ids if i in versions})
-        if not found and entry.get("kind") == "summary" and entry.get("version"):
-            found = [entry["version"]]  # a rebuilt summary's entry carries its new version
-        label = "rebuilt" + (f" (version {', '.join(map(str, found))})" if found else "")
-        return label + (" as " + ", ".join(f"#{i}" for i in new_ids) if new_ids else "")
-    if status == "dropped":
-        return "dropped" + (f": {entry['reason']}" if entry.get("reason") else "")
-    if status == "failed":
-        return "rebuild failed" + (f" ({entry['error']})" if entry.get("error") else "")
-    return REBUILD_LABELS.get(status, status or "unknown")
-
-
-def _rebuild_status(*, user, request_id: str | None, versions: dict[int, int]) -> dict | None:
-    """The derived records a deletion dropped, and what became of each (for ``?after=<id>``)."""
-    if not request_id:
-        return None
-    try:
-        pk = uuid.UUID(request_id)
-    except ValueError:
-        return None
-    request = deletion_request_list(user=user).defer("working").filter(pk=pk).first()
-    if request is None:
-        return None
-    completed = request.status == DeletionStatus.COMPLETED
-    records = []
-    for entry in (request.manifest or {}).get("rebuilt", []) if completed else []:
-        new_ids = entry.get("new_ids") or ([entry["new_id"]] if entry.get("new_id") is not None else [])
-        entry = {**entry, "new_ids": new_ids}
-        records.append({**entry, "label": _rebuild_label(entry, versions)})
-    return {
-        "id": str(request.pk),
-        "completed": completed,
-        "records": records,
-        "pending": any(r.get("status") == "pending" for r in records),
-    }
-
-
 @login_required
 def memory_page(request):
     overview = memory_overview(user=request.user)
     source_ids = {pk for row in overview["facts"] + overview["summaries"] for pk in row["sources"]}
-    conversations = dict(
-        Message.objects.filter(owner=request.user, pk__in=source_ids).values_list("pk", "conversation_id")
-    )
-    summarised = {s["conversation"] for s in overview["summaries"]}
-    titles = {c.pk: str(c) for c in conversation_list(user=request.user).filter(pk__in=summarised)}
+    conversations = message_conversations(user=request.user, node_ids=source_ids)
+    titles = conversation_titles(user=request.user)
     facts = [_with_links(f, conversations) for f in overview["facts"]]
     summaries = [_with_links(s, conversations) for s in overview["summaries"]]
     return render(
@@ -147,10 +89,7 @@ def memory_page(request):
             "summary_groups": _summary_groups(summaries, titles),
             "max_chars": settings.DELLM_MAX_MESSAGE_CHARS,
             "active_facts": sum(1 for f in facts if f["status"] == DerivedStatus.ACTIVE),
-            "rebuild": _rebuild_status(
-                user=request.user,
-                request_id=request.GET.get("after"),
-                versions={f["id"]: f["version"] for f in facts} | {s["id"]: s["version"] for s in summaries},
-            ),
+            "after": request.GET.get("after"),
+            "versions": {f["id"]: f["version"] for f in facts} | {s["id"]: s["version"] for s in summaries},
         },
     )

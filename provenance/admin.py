@@ -1,7 +1,7 @@
 """Read-only admin for forget requests and the audit log.
 
 An operator sees that and when deletions happened, how, and how many items each store lost, with
-node ids replaced by keyed pseudonyms (``forget.pseudonym``): never content, never the request's
+node ids replaced by keyed pseudonyms (``forgetting.audit.pseudonym``): never content, never the request's
 words (the ``working`` field), never raw ids. Nothing here can add, change or delete a record:
 deletions go through the forget pipeline, which computes Dep(M) and writes the audit log."""
 
@@ -12,7 +12,9 @@ import json
 from django.contrib import admin
 from django.utils.html import format_html
 
-from .forget import pseudonym
+from dellm_site.admin import ReadOnlyAdmin
+
+from .forgetting.audit import pseudonym
 from .models import AuditRecord, DeletionRequest
 
 # Manifest keys that hold node ids (lists of ids, or lists of {"id": ...}).
@@ -55,21 +57,6 @@ def pseudonymous_manifest(manifest: dict) -> dict:
 
 def _pretty(data) -> str:
     return format_html('<pre style="white-space: pre-wrap; margin: 0">{}</pre>', json.dumps(data, indent=2, sort_keys=True))
-
-
-class ReadOnlyAdmin(admin.ModelAdmin):
-    """View-only: no add, change or delete, and no bulk actions."""
-
-    actions = None
-
-    def has_add_permission(self, request, obj=None):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(DeletionRequest)

@@ -7,7 +7,8 @@ from rest_framework import status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from . import forget, selectors
+from . import selectors
+from .forgetting import services
 from .models import DeletionStatus
 from .serializers import (
     ConfirmSerializer,
@@ -23,7 +24,7 @@ class ForgetPreviewApi(APIView):
     def post(self, request):
         data = ForgetPreviewRequestSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        deletion = forget.forget_preview(user=request.user, **data.validated_data)
+        deletion = services.forget_preview(user=request.user, **data.validated_data)
         return Response(selectors.preview_data(request=deletion), status=status.HTTP_201_CREATED)
 
 
@@ -32,7 +33,7 @@ class ForgetConfirmApi(APIView):
     def post(self, request, request_id):
         data = ConfirmSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        return Response(forget.forget_confirm(user=request.user, request_id=request_id, **data.validated_data))
+        return Response(services.forget_confirm(user=request.user, request_id=request_id, **data.validated_data))
 
 
 class ForgetListApi(APIView):
@@ -44,7 +45,7 @@ class ForgetListApi(APIView):
 class ForgetDetailApi(APIView):
     @extend_schema(responses=ManifestSerializer, description="The manifest once confirmed, else the preview.")
     def get(self, request, request_id):
-        deletion = forget._get_request(user=request.user, request_id=request_id)
+        deletion = selectors.deletion_request_get(user=request.user, request_id=request_id)
         if deletion.status == DeletionStatus.COMPLETED:
             return Response(deletion.manifest)
         return Response(selectors.preview_data(request=deletion))
@@ -53,5 +54,5 @@ class ForgetDetailApi(APIView):
 class ForgetCancelApi(APIView):
     @extend_schema(request=None, responses={204: None}, description="Abandon a preview; it can no longer be confirmed.")
     def post(self, request, request_id):
-        forget.forget_cancel(user=request.user, request_id=request_id)
+        services.forget_cancel(user=request.user, request_id=request_id)
         return Response(status=status.HTTP_204_NO_CONTENT)

@@ -1,6 +1,6 @@
 """Reads over the graph G, in the paper's words.
 
-- ``context(m)``: the sources of the edges into m (what the LLM was given for m).
+- ``context(m)``: the sources of the edges into m (``memory.graph.context_ids``).
 - ``Dep(M)``: M and every node reachable from M along edges, found by one recursive query over
   the edge table; the shortest explaining path of each member is then found by a breadth-first
   walk over the edges *inside* Dep(M) only (one more query), never the user's whole graph.
@@ -8,13 +8,18 @@
 
 from __future__ import annotations
 
+import uuid
 from collections import defaultdict, deque
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.db import connection
+from django.db.models import QuerySet
 
-from .models import Edge
+from dellm_site.errors import NotFound
+from memory.selectors import node_summaries
+
+from .models import DeletionRequest, DeletionStatus
 
 _DEP_SQL = """
 WITH RECURSIVE dep(id) AS (
@@ -37,15 +42,6 @@ class DepEntry:
     id: int
     depth: int
     path: list[int]  # from a seed to this node, seed first
-
-
-def context_ids(*, node_ids: Iterable[int]) -> dict[int, list[int]]:
-    """context(m) for each m, as ordered lists of node ids (empty for nodes with no context)."""
-    ids = list(node_ids)
-    out: dict[int, list[int]] = {i: [] for i in ids}
-    for src_id, dst_id in Edge.objects.filter(dst_id__in=ids).order_by("pk").values_list("src_id", "dst_id"):
-        out[dst_id].append(src_id)
-    return out
 
 
 def dep_ids(*, user, seeds: Iterable[int]) -> set[int]:
@@ -93,18 +89,29 @@ def node_influence(*, user, node_id: int) -> list[DepEntry]:
     return sorted((e for e in entries.values() if e.id != node_id), key=lambda e: (e.depth, e.id))
 
 
-def deletion_request_list(*, user):
+def deletion_request_list(*, user) -> QuerySet[DeletionRequest]:
     """The user's forget requests, newest first."""
-    from .models import DeletionRequest
-
     return DeletionRequest.objects.filter(owner=user).order_by("-created_at")
 
 
-def preview_data(*, request) -> dict:
+def deletion_request_get(*, user, request_id, lock: bool = False) -> DeletionRequest:
+    """One of the user's forget requests (locked for update if asked); anyone else's is a 404."""
+    try:
+        request_uuid = uuid.UUID(str(request_id))
+    except ValueError:
+        raise NotFound("Forget request not found.") from None
+    queryset = DeletionRequest.objects.filter(owner=user, pk=request_uuid)
+    if lock:
+        queryset = queryset.select_for_update()
+    found = queryset.first()
+    if found is None:
+        raise NotFound("Forget request not found.")
+    return found
+
+
+def preview_data(*, request: DeletionRequest) -> dict:
     """The preview as the API and the Forget panel show it: ids, reasons, paths, and for items
     that still exist, their kind, role, conversation and an excerpt."""
-    from chat.selectors import node_summaries
-
     plan = request.plan
     ids = {e["id"] for e in plan.get("matched", [])} | {e["id"] for e in plan.get("tainted", [])}
     items = node_summaries(user=request.owner, node_ids=ids) if request.owner else {}
@@ -116,7 +123,7 @@ def preview_data(*, request) -> dict:
         "request_id": str(request.pk),
         "status": request.status,
         "mode": request.mode,
-        "query": request.working.get("target") if request.status == "previewed" else None,
+        "query": request.working.get("target") if request.status == DeletionStatus.PREVIEWED else None,
         "depth": request.depth,
         "threshold": request.threshold,
         "expires_at": request.expires_at.isoformat(),

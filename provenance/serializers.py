@@ -2,7 +2,7 @@
 
 from rest_framework import serializers
 
-from .forget import MODES
+from .forgetting.matching import MODES
 
 
 class ForgetPreviewRequestSerializer(serializers.Serializer):

@@ -13,6 +13,7 @@ from django.http import Http404
 from django.shortcuts import render
 
 from . import selectors
+from .manifest import STORES, Manifest
 from .models import DeletionRequest, DeletionStatus
 
 MODE_LABELS = {
@@ -23,7 +24,6 @@ MODE_LABELS = {
     "natural": "request in words",
     "conversation": "whole conversation",
 }
-STORES = ("messages", "embeddings", "edges", "summaries", "facts", "conversations")
 CONFIRMED = (DeletionStatus.EXECUTING, DeletionStatus.VERIFYING, DeletionStatus.COMPLETED)
 PAGE_SIZE = 50
 REBUILD_LABELS = {
@@ -76,16 +76,10 @@ def _row(request: DeletionRequest) -> dict:
 
 def _rebuilt(manifest: dict) -> list[dict]:
     """Derived records (summaries, facts) the deletion touched, and what became of each."""
-    out = []
-    for record in manifest.get("rebuilt") or []:
-        new_ids = record.get("new_ids") or ([record["new_id"]] if record.get("new_id") is not None else [])
-        out.append({
-            "id": record.get("id"),
-            "kind": record.get("kind"),
-            "label": REBUILD_LABELS.get(record.get("status"), record.get("status") or "dropped"),
-            "new_ids": new_ids,
-        })
-    return out
+    return [
+        {"id": r.id, "kind": r.kind, "label": REBUILD_LABELS.get(r.status, r.status or "dropped"), "new_ids": r.new_ids}
+        for r in Manifest.from_dict(manifest).rebuilt
+    ]
 
 
 @login_required

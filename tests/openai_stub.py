@@ -19,7 +19,7 @@ The reply (what ``stub_reply`` computes from the request's ``messages``)::
     "STUB saw: " + <the last non-empty line of the last user message>
 
 and, when that message holds numbered past items (lines ``[n] text``, the shape of
-``chat.llm.base.Prompt.render``), ``" | past items: "`` + the items' texts joined by ``" ; "``.
+``dellm_site.ai.prompts.Prompt.render``), ``" | past items: "`` + the items' texts joined by ``" ; "``.
 For a DeLLM prompt the last line is ``"User message: <question>"``, so the reply names the question
 and every context item the stub was given. Set ``stub.reply`` to a string to answer that instead.
 

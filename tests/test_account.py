@@ -5,7 +5,7 @@ import json
 import pytest
 from django.contrib.auth import get_user_model
 
-from chat import services
+from chat import services, turns
 from chat.models import ApiToken, Conversation
 from memory.models import Node
 from provenance.models import AuditRecord
@@ -15,7 +15,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def say(user, conversation, text):
-    return services.message_post(user=user, conversation_id=conversation.pk, content=text)
+    return turns.message_post(user=user, conversation_id=conversation.pk, content=text)
 
 
 @pytest.fixture

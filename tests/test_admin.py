@@ -5,10 +5,11 @@ import pytest
 from django.contrib import admin
 from django.contrib.auth import get_user_model
 
-from chat import services
+from chat import services, turns
 from chat.models import Conversation, Message
 from memory.models import Node
-from provenance import forget
+from provenance.forgetting import audit
+from provenance.forgetting import services as forget
 from provenance.models import AuditRecord, DeletionRequest
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -21,8 +22,8 @@ PENDING = "tortoise called Sheldon"
 def world(user):
     """One completed deletion (of SECRET) and one preview never confirmed (of PENDING)."""
     conversation = services.conversation_create(user=user)
-    said = services.message_post(user=user, conversation_id=conversation.pk, content=f"My diagnosis is {SECRET}.")
-    services.message_post(user=user, conversation_id=conversation.pk, content=f"I have a {PENDING}.")
+    said = turns.message_post(user=user, conversation_id=conversation.pk, content=f"My diagnosis is {SECRET}.")
+    turns.message_post(user=user, conversation_id=conversation.pk, content=f"I have a {PENDING}.")
     done = forget.forget_preview(user=user, mode="keyword", query=SECRET)
     manifest = forget.forget_confirm(user=user, request_id=done.pk)
     assert manifest["status"] == "completed" and said.user_message.pk in manifest["deleted_ids"]
@@ -68,7 +69,7 @@ def test_deletion_requests_are_listed_filtered_and_shown_without_content(admin_c
     assert "working" not in detail.lower()
     # The manifest is there, with every node id replaced by its keyed pseudonym.
     for node_id in world["manifest"]["deleted_ids"]:
-        assert forget.pseudonym("node", node_id) in detail
+        assert audit.pseudonym("node", node_id) in detail
     assert "residual_hits" in detail and "deleted_ids" in detail
     preview = page(admin_client, f"{base}{pending.pk}/change/")
     assert_no_content(preview)

@@ -3,9 +3,8 @@
 import pytest
 from django.conf import settings
 
-from chat.models import Conversation, Message
-from memory.models import Embedding, Node
-from provenance.models import Edge
+from chat.models import Conversation
+from memory.models import Edge, Embedding, Node
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -5,13 +5,12 @@ import math
 import numpy as np
 import pytest
 
-from chat import services
+from chat import services, turns
 from chat.models import Conversation, Message, Role
-from memory.embeddings import get_embedder
-from memory.models import Embedding
-from memory.selectors import context_retrieve
-from memory.services import embedding_store
-from provenance.models import Edge
+from dellm_site.ai.embedding import get_embedder
+from memory.embeddings import embedding_store
+from memory.models import Edge, Embedding
+from memory.retrieval import context_retrieve
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -72,13 +71,13 @@ def test_posted_reply_edges_equal_its_context(user, other_user):
     facts = ["I live in Lisbon.", "I have a tortoise called Sheldon.", "My sister lives in Porto.",
              "I work as a nurse.", "I moved to Lisbon in 2019.", "I like jazz.", "Lisbon is hilly where I live."]
     for text in facts:
-        services.message_post(user=user, conversation_id=conversation.pk, content=text)
+        turns.message_post(user=user, conversation_id=conversation.pk, content=text)
     # Another user's identical sentence must never enter this user's context.
     other_conversation = services.conversation_create(user=other_user)
-    services.message_post(user=other_user, conversation_id=other_conversation.pk, content="I live in Lisbon.")
+    turns.message_post(user=other_user, conversation_id=other_conversation.pk, content="I live in Lisbon.")
 
     question = services.conversation_create(user=user)
-    user_message, reply, context = services.message_post(user=user, conversation_id=question.pk, content="Where do I live?")
+    user_message, reply, context = turns.message_post(user=user, conversation_id=question.pk, content="Where do I live?")
     assert context[0] == user_message.pk
     retrieved = context[1:]
     assert 1 <= len(retrieved) <= 5

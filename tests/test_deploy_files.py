@@ -159,8 +159,8 @@ def test_env_example_starts_the_app_in_production_mode():
     assert result.returncode == 0, f"settings refuse .env.example:\n{result.stderr}"
     assert result.stdout.split() == [
         "False",
-        "chat.llm.local.LocalLLM",
-        "memory.embeddings.LocalEmbedder",
+        "dellm_site.ai.local.LocalLLM",
+        "dellm_site.ai.embedding.LocalEmbedder",
         "redis://127.0.0.1:9/0",
     ]
 

@@ -2,18 +2,17 @@
 
 import pytest
 
-from chat import services
+from chat import services, turns
 from chat.models import Message
-from memory.derived import memory_overview
-from memory.models import DerivedStatus, Embedding, Fact, Summary, TaskRun
-from provenance import forget
-from provenance.models import Edge
+from memory.models import DerivedStatus, Edge, Embedding, Fact, Summary, TaskRun
+from memory.selectors import memory_overview
+from provenance.forgetting import services as forget
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def say(user, conversation, text):
-    return services.message_post(user=user, conversation_id=conversation.pk, content=text)
+    return turns.message_post(user=user, conversation_id=conversation.pk, content=text)
 
 
 def test_facts_and_summary_are_built_with_sources_and_versions(user, settings):
@@ -70,7 +69,7 @@ def test_forgetting_a_source_rebuilds_the_summary_without_it(user, settings):
     manifest = forget.forget_confirm(user=user, request_id=preview.pk)
     rebuilt = {r["kind"]: r for r in manifest["rebuilt"]}
     assert rebuilt["summary"]["status"] == "done" and rebuilt["summary"]["id"] == old.pk
-    new = Summary.objects.get(pk=rebuilt["summary"]["new_id"])
+    new = Summary.objects.get(pk=rebuilt["summary"]["new_ids"][0])
     assert new.status == DerivedStatus.ACTIVE and new.version == old.version + 1
     assert "Lisbon" not in new.content and "Sheldon" in new.content and "nurse" in new.content
     assert not Summary.objects.filter(pk=old.pk).exists()
@@ -120,7 +119,8 @@ def test_a_reply_never_uses_what_was_derived_from_its_own_question(user):
 
 
 def test_rebuilt_facts_keep_counting_versions_and_corrections_are_not_re_derived(user):
-    from memory.derived import derived_rebuild, fact_rectify
+    from memory.facts import fact_rectify
+    from memory.rebuild import derived_rebuild
 
     c1 = services.conversation_create(user=user)
     said = say(user, c1, "I live in Lisbon. I have a tortoise called Sheldon.")

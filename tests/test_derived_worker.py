@@ -5,7 +5,7 @@ import time
 import httpx
 import pytest
 
-from chat.llm.base import SUMMARY_INSTRUCTION
+from dellm_site.ai.prompts import SUMMARY_INSTRUCTION
 from memory.models import DerivedStatus, Fact, Summary
 
 pytestmark = [pytest.mark.redis, pytest.mark.django_db(transaction=True)]
@@ -57,7 +57,7 @@ def test_worker_builds_and_rebuilds_facts_and_summaries(stack_factory, user):
     final = wait_for(rebuilt, what="the rebuild")
     summary_entry = next(r for r in final["rebuilt"] if r["kind"] == "summary")
     assert summary_entry["status"] == "done" and summary_entry["id"] == old.pk
-    new = Summary.objects.get(pk=summary_entry["new_id"])
+    new = Summary.objects.get(pk=summary_entry["new_ids"][0])
     assert new.version == old.version + 1 and new.derivation["rebuild_of"] == old.pk
     assert "Lisbon" not in new.content and "Sheldon" in new.content and "nurse" in new.content
     assert {f.content for f in Fact.objects.filter(owner=user)} == {"Has a tortoise called Sheldon.", "Works as a nurse."}
@@ -111,6 +111,6 @@ def test_worker_killed_mid_rebuild_is_retried_and_old_record_never_served(stack_
     final = wait_for(rebuilt, timeout=150, what=f"the retried rebuild\n{replacement.output()}")
     entry = next(r for r in final["rebuilt"] if r["kind"] == "summary")
     assert entry["status"] == "done", entry
-    new = Summary.objects.get(pk=entry["new_id"])
+    new = Summary.objects.get(pk=entry["new_ids"][0])
     assert new.version == old.version + 1 and "nurse" not in new.content
     assert final["verification"]["residual_hits"] == 0

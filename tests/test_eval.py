@@ -83,7 +83,7 @@ def test_judge_verdicts_are_parsed_robustly(answer, correct, parsed, reason):
 
 
 def test_judge_asks_the_openai_llm_once_per_distinct_reply(openai_stub):  # noqa: F811
-    from chat.llm.openai import OpenAILLM
+    from dellm_site.ai.openai import OpenAILLM
 
     llm = OpenAILLM(
         model="stub-model", api_key=openai_stub.api_key, base_url=openai_stub.base_url, timeout=5, max_retries=0
@@ -101,8 +101,8 @@ def test_judge_asks_the_openai_llm_once_per_distinct_reply(openai_stub):  # noqa
 def test_the_embedding_cache_changes_no_vector_and_is_removed_afterwards():
     import numpy as np
 
+    from dellm_site.ai.embedding import get_embedder
     from evaluation.systems import embedding_cache
-    from memory.embeddings import get_embedder
 
     embedder = get_embedder()
     texts = ["I live in Lisbon.", "Where do I live?", "I live in Lisbon."]

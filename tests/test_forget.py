@@ -5,20 +5,21 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from chat import services
+from chat import services, turns
 from chat.models import Conversation, Message, Role
 from dellm_site.errors import ApplicationError
-from memory.models import Embedding, Node
-from provenance import forget
-from provenance.models import AuditRecord, DeletionRequest, Edge
-from provenance.services import edges_record
+from memory.graph import edges_record
+from memory.models import Edge, Embedding, Node
+from provenance.forgetting import execution, intent
+from provenance.forgetting import services as forget
+from provenance.models import AuditRecord, DeletionRequest
 from tests.conftest import rows_containing
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def say(user, conversation, text):
-    return services.message_post(user=user, conversation_id=conversation.pk, content=text)
+    return turns.message_post(user=user, conversation_id=conversation.pk, content=text)
 
 
 # --- recognising requests ----------------------------------------------------------------
@@ -37,12 +38,12 @@ def say(user, conversation, text):
     ],
 )
 def test_requests_are_recognised(text, target):
-    assert forget.forget_request_target(text) == target
+    assert intent.forget_request_target(text) == target
 
 
 @pytest.mark.parametrize("text", ["I live in Lisbon.", "Where do I live?", "Don't forget to buy milk", "I forgot my keys"])
 def test_ordinary_messages_are_not_requests(text):
-    assert forget.forget_request_target(text) is None
+    assert intent.forget_request_target(text) is None
 
 
 # --- the paper's example through the service ---------------------------------------------
@@ -189,7 +190,7 @@ def test_crash_mid_deletion_rolls_back_and_resumes(user, other_user, monkeypatch
     def crash(**kwargs):
         raise RuntimeError("power cut")
 
-    monkeypatch.setattr(forget, "_delete_nodes", crash)
+    monkeypatch.setattr(execution, "nodes_delete", crash)
     with pytest.raises(RuntimeError):
         forget.forget_confirm(user=user, request_id=preview.pk)
     # Edges and embeddings were deleted before the crash inside the transaction: all rolled back.
@@ -215,7 +216,7 @@ def test_reply_in_flight_when_its_context_is_deleted_is_discarded(user):
     c1 = services.conversation_create(user=user)
     lisbon = say(user, c1, "I live in Lisbon.")
     c2 = services.conversation_create(user=user)
-    stream = services.message_post_stream(user=user, conversation_id=c2.pk, content="Where do I live?")
+    stream = turns.message_post_stream(user=user, conversation_id=c2.pk, content="Where do I live?")
     assert next(stream).type == "user_message"
     first_token = next(stream)
     assert first_token.type == "token"

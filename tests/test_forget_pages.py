@@ -2,14 +2,14 @@
 
 import pytest
 
-from chat import services
-from provenance import forget
+from chat import services, turns
+from provenance.forgetting import services as forget
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def say(user, conversation, text):
-    return services.message_post(user=user, conversation_id=conversation.pk, content=text)
+    return turns.message_post(user=user, conversation_id=conversation.pk, content=text)
 
 
 @pytest.fixture

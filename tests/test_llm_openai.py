@@ -10,9 +10,10 @@ import openai
 import pytest
 from rest_framework.test import APIClient
 
-from chat.llm.base import ANSWER_INSTRUCTION, NO_CONTEXT_INSTRUCTION, LLMError, Prompt
-from chat.llm.openai import OpenAILLM
-from memory.embeddings import EmbeddingError, OpenAIEmbedder
+from dellm_site.ai.embedding import EmbeddingError, OpenAIEmbedder
+from dellm_site.ai.llm import LLMError
+from dellm_site.ai.openai import OpenAILLM
+from dellm_site.ai.prompts import ANSWER_INSTRUCTION, NO_CONTEXT_INSTRUCTION, Prompt
 from tests.openai_stub import REPLY_PREFIX, openai_stub, stub_reply, stub_vector  # noqa: F401
 
 
@@ -93,7 +94,7 @@ def test_stub_reply_echoes_the_last_line_and_the_past_items():
     )
 
 
-# --- chat.llm.openai.OpenAILLM -------------------------------------------------------------------
+# --- dellm_site.ai.openai.OpenAILLM -------------------------------------------------------------------
 
 
 def test_openai_llm_streams_the_reply_in_pieces(openai_stub):
@@ -188,7 +189,7 @@ def test_openai_llm_timeout_in_the_middle_of_the_stream_is_an_llm_error(openai_s
         list(llm.stream(Prompt(question="Hi")))
 
 
-# --- memory.embeddings.OpenAIEmbedder -------------------------------------------------------------
+# --- dellm_site.ai.embedding.OpenAIEmbedder -------------------------------------------------------------
 
 
 def _embedder(stub, **kwargs) -> OpenAIEmbedder:
@@ -245,7 +246,7 @@ def test_openai_embedder_service_errors_are_embedding_errors(openai_stub):
 def stub_llm_settings(settings, openai_stub):
     """DELLM_LLM pointed at the stub; the local (384-d) embedder stays, as the vector column needs it."""
     settings.DELLM_LLM = {
-        "BACKEND": "chat.llm.openai.OpenAILLM",
+        "BACKEND": "dellm_site.ai.openai.OpenAILLM",
         "OPTIONS": {
             "model": "stub-model",
             "api_key": openai_stub.api_key,
@@ -259,8 +260,8 @@ def stub_llm_settings(settings, openai_stub):
 
 @pytest.mark.django_db
 def test_chat_service_end_to_end_through_the_stub(stub_llm_settings, user, django_capture_on_commit_callbacks):
-    from chat import services
-    from chat.llm.base import get_llm
+    from chat import services, turns
+    from dellm_site.ai.llm import get_llm
     from memory.models import Embedding
 
     stub = stub_llm_settings
@@ -268,7 +269,7 @@ def test_chat_service_end_to_end_through_the_stub(stub_llm_settings, user, djang
 
     first_conversation = services.conversation_create(user=user)
     with django_capture_on_commit_callbacks(execute=True):
-        first, first_reply, first_context = services.message_post(
+        first, first_reply, first_context = turns.message_post(
             user=user, conversation_id=first_conversation.pk, content="I live in Lisbon."
         )
     assert first_context == [first.pk]
@@ -277,7 +278,7 @@ def test_chat_service_end_to_end_through_the_stub(stub_llm_settings, user, djang
 
     second_conversation = services.conversation_create(user=user)
     with django_capture_on_commit_callbacks(execute=True):
-        question, reply, context_ids = services.message_post(
+        question, reply, context_ids = turns.message_post(
             user=user, conversation_id=second_conversation.pk, content="Where do I live?"
         )
 
@@ -323,7 +324,7 @@ def test_rest_api_answers_502_when_the_key_is_wrong(settings, openai_stub, user)
     from chat import services
 
     settings.DELLM_LLM = {
-        "BACKEND": "chat.llm.openai.OpenAILLM",
+        "BACKEND": "dellm_site.ai.openai.OpenAILLM",
         "OPTIONS": {"model": "stub-model", "api_key": "sk-wrong", "base_url": openai_stub.base_url, "timeout": 10},
     }
     conversation = services.conversation_create(user=user)

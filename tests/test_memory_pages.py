@@ -7,17 +7,17 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 
-from chat import services
-from memory import derived
+from chat import services, turns
+from memory import facts
 from memory.models import DerivedStatus, Fact, Summary, TaskRun
-from provenance import forget
+from provenance.forgetting import services as forget
 from provenance.models import DeletionRequest
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def say(user, conversation, text):
-    return services.message_post(user=user, conversation_id=conversation.pk, content=text)
+    return turns.message_post(user=user, conversation_id=conversation.pk, content=text)
 
 
 @pytest.fixture
@@ -88,7 +88,7 @@ def test_memory_page_lists_facts_and_summaries_with_their_sources(client, user, 
 
 def test_rectified_fact_is_current_and_the_old_one_is_history(client, user, memory):
     lisbon = memory["facts"]["Lives in Lisbon."]
-    porto = derived.fact_rectify(user=user, fact_id=lisbon.pk, content="Lives in Porto.")
+    porto = facts.fact_rectify(user=user, fact_id=lisbon.pk, content="Lives in Porto.")
     client.force_login(user)
     html = get(client)
     new = record(html, porto.pk)
@@ -139,9 +139,9 @@ def test_rebuild_status_after_a_deletion(client, user, other_user, memory):
     html = get(client, f"/memory/?after={preview.pk}")
     box = rebuild_box(html)
     assert 'data-pending="0"' in box
-    assert f"rebuilt (version 2) as #{statuses['summary']['new_id']}" in box
+    assert f"rebuilt (version 2) as #{statuses['summary']['new_ids'][0]}" in box
     assert "dropped: no surviving sources" in box
-    assert record(html, statuses["summary"]["new_id"])  # the rebuilt summary is listed
+    assert record(html, statuses["summary"]["new_ids"][0])  # the rebuilt summary is listed
     assert "Lisbon" not in html
 
     # While a rebuild job has not run yet (a worker is busy), the page says so and polls.

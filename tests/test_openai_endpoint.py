@@ -5,8 +5,8 @@ import pytest
 
 from chat.models import ApiToken, Message
 from chat.tokens import token_create, token_revoke
-from memory.models import Node
-from provenance.models import DeletionRequest, Edge
+from memory.models import Edge, Node
+from provenance.models import DeletionRequest
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

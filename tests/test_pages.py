@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from chat import services
+from chat import services, turns
 from chat.models import Conversation
 
 pytestmark = pytest.mark.django_db
@@ -27,7 +27,7 @@ def test_signup_page_logs_in_and_shows_the_chat(client):
 
 def test_chat_page_lists_messages_and_hides_others(client, user, other_user):
     conversation = services.conversation_create(user=user)
-    services.message_post(user=user, conversation_id=conversation.pk, content="I live in Lisbon.")
+    turns.message_post(user=user, conversation_id=conversation.pk, content="I live in Lisbon.")
     client.force_login(user)
     page = client.get(f"/c/{conversation.pk}/")
     assert page.status_code == 200

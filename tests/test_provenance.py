@@ -3,9 +3,9 @@
 import pytest
 
 from chat.models import Conversation, Message, Role
-from provenance.models import Edge
-from provenance.selectors import context_ids, dep_explained, dep_ids, node_influence
-from provenance.services import edges_record
+from memory.graph import context_ids, edges_record
+from memory.models import Edge
+from provenance.selectors import dep_explained, dep_ids, node_influence
 
 pytestmark = pytest.mark.django_db
 

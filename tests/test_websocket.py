@@ -8,10 +8,10 @@ from channels.testing import WebsocketCommunicator
 from django.conf import settings
 from django.test import Client
 
-from chat import services
+from chat import services, turns
 from chat.models import Message
 from dellm_site.asgi import application
-from provenance.models import Edge
+from memory.models import Edge
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -41,7 +41,7 @@ async def receive_until(communicator, wanted, timeout=60):
 
 async def test_streamed_conversation(user):
     conversation = await sync_to_async(services.conversation_create)(user=user)
-    await sync_to_async(services.message_post)(user=user, conversation_id=conversation.pk, content="I live in Lisbon.")
+    await sync_to_async(turns.message_post)(user=user, conversation_id=conversation.pk, content="I live in Lisbon.")
     communicator, connected = await connect(user, conversation.pk)
     assert connected
     try:

@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand
 
-from provenance.forget import forget_resume
+from provenance.forgetting.services import forget_resume
 
 
 class Command(BaseCommand):

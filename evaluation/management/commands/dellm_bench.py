@@ -13,18 +13,17 @@ import time
 from collections import defaultdict, deque
 from pathlib import Path
 
-import numpy as np
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 from django.db import connection, transaction
 
 from chat.models import Conversation, Message, Role
-from memory.embeddings import get_embedder
-from memory.models import Embedding, Node
-from memory.selectors import context_retrieve
-from provenance import forget
-from provenance.models import DeletionRequest, Edge
+from dellm_site.ai.embedding import get_embedder
+from memory.models import Edge, Embedding
+from memory.retrieval import context_retrieve
+from provenance.forgetting import services as forget
+from provenance.models import DeletionRequest
 from provenance.selectors import dep_ids
 
 TOPICS = ["cooking", "football", "jazz", "gardening", "chess", "hiking", "photography", "astronomy", "sailing", "poetry"]
@@ -119,8 +118,8 @@ class Command(BaseCommand):
         is rebuilt from what is left (the rebuild runs in-process here, as without REDIS_URL)."""
         from django.test.utils import override_settings
 
-        from memory.derived import summary_refresh
         from memory.models import Summary, TaskRun
+        from memory.summaries import summary_refresh
 
         User = get_user_model()
         User.objects.filter(username="bench-summary").delete()

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import openai
 
-from .base import LLM, LLMError
+from .llm import LLM, LLMError
 
 
 class OpenAILLM(LLM):

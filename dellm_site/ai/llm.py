@@ -2,61 +2,18 @@
 
 from __future__ import annotations
 
-import hashlib
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 
 from dellm_site.backends import get_backend
 from dellm_site.errors import ApplicationError
 
-# The paper's prompt shape: past items, then the instruction to answer from them, then the user message.
-ANSWER_INSTRUCTION = (
-    "Above are items from earlier conversations with this user. Use them when they are relevant "
-    "to answer the user's message below; do not invent facts that are not in them."
-)
-NO_CONTEXT_INSTRUCTION = "Answer the user's message below."
+from .prompts import FACTS_INSTRUCTION, SUMMARY_INSTRUCTION, Prompt, instruction_hash
 
 
 class LLMError(ApplicationError):
     def __init__(self, detail: str):
         super().__init__(detail, code="llm_unavailable", status=502)
-
-
-@dataclass(frozen=True)
-class Prompt:
-    """What the LLM sees for one reply: the retrieved context items and the user's message."""
-
-    question: str
-    context: list[str] = field(default_factory=list)
-
-    def render(self) -> str:
-        if not self.context:
-            return f"{NO_CONTEXT_INSTRUCTION}\n\nUser message: {self.question}"
-        items = "\n".join(f"[{i}] {text}" for i, text in enumerate(self.context, start=1))
-        return f"Past items:\n{items}\n\n{ANSWER_INSTRUCTION}\n\nUser message: {self.question}"
-
-    def to_messages(self) -> list[dict]:
-        return [
-            {"role": "system", "content": "You are a helpful assistant with a long-term memory of this user."},
-            {"role": "user", "content": self.render()},
-        ]
-
-
-# Derived memory: the instructions given to the LLM (their hash is part of each record's version).
-FACTS_INSTRUCTION = (
-    "List the facts the user states about themselves in the message below, one per line, each "
-    "starting with '- ' and written in the third person (e.g. '- Lives in Lisbon.'). Only use what is "
-    "written. If there are none, answer '- none'."
-)
-SUMMARY_INSTRUCTION = (
-    "Summarise what the user has told you in the conversation below in at most five short sentences. "
-    "Only use what is written; do not add advice or commentary."
-)
-
-
-def instruction_hash(instruction: str) -> str:
-    return hashlib.sha256(instruction.encode()).hexdigest()[:12]
 
 
 class LLM(ABC):

@@ -12,25 +12,17 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from .base import LLM, Prompt
+from .embedding import get_embedder
+from .llm import LLM
+from .prompts import Prompt
+from .text import SENTENCE_END, is_question, third_person, user_statements
 
 ACKNOWLEDGEMENT = "Noted, I will remember that."
 NOTHING_RELEVANT = "I don't have anything in my memory about that."
 QUOTE_PREFIX = "From what you told me:"
 SUMMARY_PREFIX = "The user said:"
 
-_QUESTION_START = re.compile(
-    r"^(who|whom|whose|what|when|where|which|why|how|do|does|did|is|are|am|was|were|can|could|"
-    r"will|would|should|shall|have|has|had|may|might|tell me|remind me)\b",
-    re.IGNORECASE,
-)
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[.!?][”\"])\s+|\n+")
 _OWN_PHRASES = {ACKNOWLEDGEMENT.lower(), NOTHING_RELEVANT.lower()}
-
-
-def is_question(text: str) -> bool:
-    stripped = text.strip()
-    return stripped.endswith("?") or bool(_QUESTION_START.match(stripped))
 
 
 def candidate_sentences(items: list[str]) -> list[str]:
@@ -38,7 +30,7 @@ def candidate_sentences(items: list[str]) -> list[str]:
     seen: set[str] = set()
     out: list[str] = []
     for item in items:
-        for part in _SENTENCE_END.split(item):
+        for part in SENTENCE_END.split(item):
             sentence = part.strip()
             for prefix in (QUOTE_PREFIX, SUMMARY_PREFIX):
                 if sentence.startswith(prefix):
@@ -49,65 +41,6 @@ def candidate_sentences(items: list[str]) -> list[str]:
                 continue
             seen.add(key)
             out.append(sentence)
-    return out
-
-
-_FIRST_PERSON = re.compile(r"^(?:i|i'm|i've|i'd|i'll|my|mine)\b", re.IGNORECASE)
-_IRREGULAR = {
-    "am": "is", "have": "has", "do": "does", "go": "goes", "was": "was", "had": "had", "did": "did",
-    "can": "can", "could": "could", "will": "will", "would": "would", "should": "should", "must": "must",
-    "may": "may", "might": "might", "don't": "doesn't", "dont": "doesn't", "haven't": "hasn't",
-    "can't": "can't", "won't": "won't", "didn't": "didn't", "wasn't": "wasn't", "used": "used",
-}
-_ADVERBS = {"really", "also", "just", "never", "always", "often", "usually", "sometimes", "still", "recently",
-            "actually", "currently", "mostly", "now", "already", "only", "even", "definitely", "rarely"}
-_CONTRACTIONS = {"i'm": "is", "i've": "has", "i'd": "would", "i'll": "will"}
-
-
-def _conjugate(verb: str) -> str:
-    lower = verb.lower()
-    if lower in _IRREGULAR:
-        return _IRREGULAR[lower]
-    if lower.endswith(("s", "sh", "ch", "x", "z", "o")):
-        return lower + "es"
-    if lower.endswith("y") and len(lower) > 1 and lower[-2] not in "aeiou":
-        return lower[:-1] + "ies"
-    return lower + "s"
-
-
-def third_person(sentence: str) -> str:
-    """'I live in Lisbon.' -> 'Lives in Lisbon.'; 'My sister lives in Porto.' -> "User's sister lives in Porto."."""
-    words = sentence.strip().split()
-    if not words:
-        return sentence
-    first = words[0].lower()
-    if first in _CONTRACTIONS:
-        out = [_CONTRACTIONS[first], *words[1:]]
-    elif first == "i" and len(words) > 1:
-        rest = words[1:]
-        lead = []
-        while rest and rest[0].lower() in _ADVERBS and len(rest) > 1:
-            lead.append(rest.pop(0).lower())
-        out = [*lead, _conjugate(rest[0]), *rest[1:]]
-    elif first in ("my", "mine"):
-        out = ["User's", *words[1:]] if first == "my" else ["User's", *words[1:]]
-    else:
-        out = words
-    text = " ".join(out)
-    text = re.sub(r"\bmy\b", "their", text, flags=re.IGNORECASE)
-    text = re.sub(r"\bI\b", "they", text)
-    text = re.sub(r"\bme\b", "them", text, flags=re.IGNORECASE)
-    return text[0].upper() + text[1:]
-
-
-def user_statements(text: str) -> list[str]:
-    """First-person statements in a user's message (the raw material of facts and summaries)."""
-    out = []
-    for part in _SENTENCE_END.split(text or ""):
-        sentence = part.strip()
-        if len(sentence.split()) < 3 or is_question(sentence) or not _FIRST_PERSON.match(sentence):
-            continue
-        out.append(sentence if sentence[-1] in ".!" else sentence + ".")
     return out
 
 
@@ -125,8 +58,6 @@ class LocalLLM(LLM):
         sentences = candidate_sentences(prompt.context)
         if not sentences:
             return NOTHING_RELEVANT
-        from memory.embeddings import get_embedder
-
         embedder = get_embedder()
         vectors = embedder.embed([prompt.question, *sentences])
         scores = vectors[1:] @ vectors[0]

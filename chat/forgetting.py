@@ -1,0 +1,51 @@
+"""How conversations take part in forgetting (connected in ChatConfig.ready; see provenance.forgetting.hooks).
+
+- ``conversation`` scope: "forget this conversation" names every message in it.
+- Before a wipe, note which conversations were titled after a deleted message; after it, such a
+  conversation takes the title of its first surviving user message, and a forgotten conversation
+  (scope) is removed itself.
+- Verification counts conversation titles that still hold the deleted words.
+"""
+
+from __future__ import annotations
+
+from .models import Conversation, Message, Role
+from .selectors import conversation_get
+from .services import conversation_title_from
+
+
+def conversation_scope(*, user, scope_id) -> list[int]:
+    """Every message of one of the user's conversations (NotFound for anyone else's)."""
+    conversation = conversation_get(user=user, conversation_id=scope_id)
+    return list(conversation.messages.values_list("pk", flat=True))
+
+
+def _retitle(*, titles: dict[int, set[str]]) -> None:
+    """A conversation titled after a deleted message takes the title of its first surviving one."""
+    for conversation in Conversation.objects.filter(pk__in=titles):
+        if conversation.title and conversation.title in titles[conversation.pk]:
+            first = conversation.messages.filter(role=Role.USER).order_by("pk").first()
+            conversation.title = conversation_title_from(first.content) if first else ""
+            conversation.save(update_fields=["title"])
+
+
+def on_erasure_pending(sender, *, user, node_ids, scope, **kwargs):
+    """Collect what the titles were derived from; return what to do once the rows are gone."""
+    titles: dict[int, set[str]] = {}
+    for conversation_id, content in Message.objects.filter(pk__in=node_ids).values_list("conversation_id", "content"):
+        titles.setdefault(conversation_id, set()).add(conversation_title_from(content))
+
+    def finish() -> dict:
+        removed = 0
+        if scope is not None and scope[0] == "conversation" and user is not None:
+            removed = 1 if Conversation.objects.filter(pk=scope[1], owner=user).delete()[0] else 0
+        _retitle(titles=titles)
+        return {"conversations": removed}
+
+    return finish
+
+
+def on_residue_scan(sender, *, user, terms, **kwargs) -> int:
+    """How many of the user's conversation titles still hold one of ``terms``."""
+    conversations = Conversation.objects.for_user(user)
+    return sum(conversations.filter(title__icontains=term).count() for term in terms)

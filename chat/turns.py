@@ -1,0 +1,145 @@
+"""One chat turn: validate -> recognise a forget request -> store the question -> retrieve its context
+-> stream the LLM's answer -> store the reply with one edge per context item -> queue derivations.
+
+Every transport (REST, websocket, the OpenAI-compatible endpoint) goes through ``message_post_stream``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from dellm_site.ai.llm import get_llm
+from dellm_site.ai.prompts import Prompt
+from dellm_site.errors import ApplicationError
+from dellm_site.validation import text_validate
+from memory.graph import edges_record
+from memory.models import Node
+from memory.retrieval import context_for
+from memory.summaries import summary_due
+from memory.tasks import embed_node, facts_extract_task, summary_refresh_task
+from provenance.forgetting.intent import forget_request_target
+from provenance.forgetting.services import forget_preview
+from provenance.selectors import preview_data
+
+from .models import Conversation, Message, Role
+from .selectors import conversation_get
+from .services import conversation_title_from
+
+# The same rules on every transport: REST, websocket and the OpenAI-compatible endpoint.
+message_validate = text_validate
+
+
+@dataclass
+class ChatEvent:
+    """One step of a reply: ``user_message``, then ``token`` repeatedly, then ``reply``."""
+
+    type: str
+    message: Message | None = None
+    delta: str = ""
+    context: list[int] = field(default_factory=list)
+    scores: dict[int, float] = field(default_factory=dict)
+    preview: dict | None = None
+
+
+def _enqueue_embedding(node_id: int) -> None:
+    transaction.on_commit(lambda: embed_node.delay(node_id))
+
+
+@transaction.atomic
+def _user_message_store(*, user, conversation: Conversation, content: str) -> Message:
+    message = Message.objects.create(conversation=conversation, owner=user, role=Role.USER, content=content)
+    if not conversation.title:
+        conversation.title = conversation_title_from(content)
+    conversation.updated_at = timezone.now()
+    conversation.save(update_fields=["title", "updated_at"])
+    _enqueue_embedding(message.pk)
+    return message
+
+
+def _enqueue_derivations(*, user_message_id: int, conversation: Conversation) -> None:
+    """Facts and summaries are derived once the turn is over, so a reply's context never holds a
+    record derived from the very message it answers (in-process or with workers alike)."""
+    if not settings.DELLM_DERIVED_MEMORY:
+        return
+    transaction.on_commit(lambda: facts_extract_task.delay(user_message_id))
+    if summary_due(conversation_id=conversation.pk):
+        transaction.on_commit(lambda: summary_refresh_task.delay(conversation.pk))
+
+
+@transaction.atomic
+def _reply_store(*, user, conversation: Conversation, content: str, context_ids: list[int]) -> Message:
+    # Lock the context so a concurrent deletion either happens before (we refuse to save a
+    # reply built from deleted items) or waits until the reply and its edges exist (and taints it).
+    alive = set(Node.objects.select_for_update().filter(pk__in=context_ids, owner=user).values_list("pk", flat=True))
+    if alive != set(context_ids):
+        raise ApplicationError(
+            "An item this reply was built from was deleted while it was being written; the reply was discarded.",
+            code="context_deleted",
+            status=409,
+        )
+    reply = Message.objects.create(conversation=conversation, owner=user, role=Role.ASSISTANT, content=content)
+    edges_record(context_ids=context_ids, dst_id=reply.pk)
+    Conversation.objects.filter(pk=conversation.pk).update(updated_at=timezone.now())
+    _enqueue_embedding(reply.pk)
+    _enqueue_derivations(user_message_id=context_ids[0], conversation=conversation)  # context(m) starts with m
+    return reply
+
+
+def message_post_stream(*, user, conversation_id, content) -> Iterator[ChatEvent]:
+    """Post a user message and stream the reply. Stores the user message first, retrieves the
+    context, streams the LLM's answer, then stores the reply and one edge from every context
+    item (the user message included) in one transaction."""
+    content = message_validate(content=content)
+    conversation = conversation_get(user=user, conversation_id=conversation_id)
+    if forget_request_target(content) is not None:
+        # A deletion request is never answered by the LLM nor stored as memory: it becomes a preview.
+        deletion = forget_preview(user=user, mode="natural", query=content)
+        yield ChatEvent(type="forget_preview", preview=preview_data(request=deletion))
+        return
+    user_message = _user_message_store(user=user, conversation=conversation, content=content)
+    yield ChatEvent(type="user_message", message=user_message)
+
+    retrieved = context_for(user=user, text=content, exclude_ids={user_message.pk})
+    prompt = Prompt(question=content, context=[item.node.content for item in retrieved])
+    pieces: list[str] = []
+    for delta in get_llm().stream(prompt):
+        pieces.append(delta)
+        yield ChatEvent(type="token", delta=delta)
+
+    context_ids = [user_message.pk, *(item.node.pk for item in retrieved)]
+    reply = _reply_store(user=user, conversation=conversation, content="".join(pieces).strip(), context_ids=context_ids)
+    yield ChatEvent(
+        type="reply",
+        message=reply,
+        context=context_ids,
+        scores={item.node.pk: round(item.score, 4) for item in retrieved},
+    )
+
+
+@dataclass
+class PostResult:
+    user_message: Message | None = None
+    reply: Message | None = None
+    context: list[int] = field(default_factory=list)
+    forget_preview: dict | None = None
+
+    def __iter__(self):  # (user_message, reply, context), for callers that unpack
+        return iter((self.user_message, self.reply, self.context))
+
+
+def message_post(*, user, conversation_id, content) -> PostResult:
+    """Post a message and wait for the whole reply (or the forget preview it turned out to be)."""
+    result = PostResult()
+    for event in message_post_stream(user=user, conversation_id=conversation_id, content=content):
+        if event.type == "user_message":
+            result.user_message = event.message
+        elif event.type == "reply":
+            result.reply, result.context = event.message, event.context
+        elif event.type == "forget_preview":
+            result.forget_preview = event.preview
+    return result

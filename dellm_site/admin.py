@@ -1,0 +1,20 @@
+"""Admin building blocks shared by the apps."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """View-only: no add, change or delete, and no bulk actions."""
+
+    actions = None
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False

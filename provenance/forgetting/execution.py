@@ -1,0 +1,148 @@
+"""Execution: the wipe of the confirmed set, all or nothing, and the rebuild of derived records.
+
+Crash-safe: the request and its audit record are committed *before* the wipe (``services``), the
+wipe is one transaction, and verification runs after it. A reply being generated while its context
+is deleted is refused when it is stored (the chat turn locks its context rows; the wipe locks them too).
+"""
+
+from __future__ import annotations
+
+import time
+
+from django.db import transaction
+from django.db.models import Q
+
+from memory.graph import context_ids
+from memory.models import DerivedStatus, Edge, Embedding, Fact, Node, NodeKind, Summary
+
+from ..manifest import Manifest, RebuiltRecord
+from ..models import DeletionRequest, DeletionStatus
+from .audit import audit_wiped
+from .hooks import erasure_run
+from .planning import closure
+from .verification import rebuilds_finish, verification_scan
+
+
+def _lock_closure(*, user, request: DeletionRequest) -> set[int]:
+    """Lock every row to delete, growing the set until no reply committed meanwhile is missed."""
+    locked: set[int] = set()
+    target = (set(request.target_ids) | closure(user=user, request=request)) - set(request.kept)
+    while True:
+        fresh = sorted(target - locked)
+        # Locks in id order, like the reply writer, so the two never deadlock.
+        locked |= set(
+            Node.objects.select_for_update().filter(pk__in=fresh, owner=user).order_by("pk").values_list("pk", flat=True)
+        )
+        target = (closure(user=user, request=request) | (set(request.target_ids) & locked)) - set(request.kept)
+        if target <= locked:
+            return target
+
+
+def _wipe(*, ids: set[int]) -> dict:
+    """Remove the nodes, their vectors and every edge touching them. Returns counts per store."""
+    kinds = dict(Node.objects.filter(pk__in=ids).values_list("pk", "kind"))
+    counts = {
+        "messages": sum(1 for k in kinds.values() if k == NodeKind.MESSAGE),
+        "summaries": sum(1 for k in kinds.values() if k == NodeKind.SUMMARY),
+        "facts": sum(1 for k in kinds.values() if k == NodeKind.FACT),
+    }
+    counts["edges"] = Edge.objects.filter(Q(src_id__in=ids) | Q(dst_id__in=ids)).delete()[0]
+    counts["embeddings"] = Embedding.objects.filter(node_id__in=ids).delete()[0]
+    nodes_delete(ids=ids)
+    return counts
+
+
+def nodes_delete(*, ids: set[int]) -> None:
+    """Delete the nodes themselves (their kind's own rows go with them); the last step of the wipe."""
+    Node.objects.filter(pk__in=ids).delete()
+
+
+def _derived_to_rebuild(*, ids: set[int], named: set[int]) -> list[dict]:
+    """Derived records in the confirmed set. An active one is rebuilt from its surviving sources
+    (a summary that merely mentions the forgotten text still summarises the rest); one the user
+    named by id (erase), one already superseded, or one the user wrote is just dropped."""
+    out = []
+    records = list(Fact.objects.filter(pk__in=ids)) + list(Summary.objects.filter(pk__in=ids))
+    sources = context_ids(node_ids=[r.pk for r in records])
+    for record in records:
+        reason = None
+        if record.pk in named:
+            status = "erased"
+        elif record.status != DerivedStatus.ACTIVE:
+            status = "dropped"
+        elif getattr(record, "rectified", False):
+            status, reason = "dropped", "written by the user; not re-derived"
+        else:
+            status = "pending"
+        out.append({
+            "record": RebuiltRecord(id=record.pk, kind=record.kind, status=status, version=record.version, reason=reason),
+            "sources": [s for s in sources[record.pk] if s not in ids],
+            "conversation": getattr(record, "conversation_id", None),
+        })
+    return out
+
+
+def execute(request_pk) -> None:
+    """Wipe the confirmed set of an executing request in one transaction, then queue the rebuilds."""
+    started = time.monotonic()
+    with transaction.atomic():
+        request = DeletionRequest.objects.select_for_update().get(pk=request_pk)
+        if request.status != DeletionStatus.EXECUTING:
+            return
+        user = request.owner
+        ids = _lock_closure(user=user, request=request) if user is not None else set()
+        derived = _derived_to_rebuild(
+            ids=ids, named={e["id"] for e in request.plan.get("matched", []) if e["reason"] == "id"}
+        )
+        scope_id = request.plan.get("conversation")
+        scope = ("conversation", scope_id) if request.mode == "conversation" and scope_id else None
+        counts = erasure_run(user=user, node_ids=ids, scope=scope, wipe=lambda: _wipe(ids=ids))
+        request.target_ids = sorted(ids)
+        request.status = DeletionStatus.VERIFYING
+        request.manifest = Manifest(
+            deleted=counts,
+            deleted_ids=sorted(ids),
+            rebuilt=[d["record"] for d in derived],
+            timings={"wipe_ms": round((time.monotonic() - started) * 1000, 1)},
+        ).to_dict()
+        request.save(update_fields=["target_ids", "status", "manifest"])
+        audit_wiped(request=request, counts=counts, ids=ids)
+        transaction.on_commit(lambda: _after_wipe(request_pk=request.pk, derived=derived))
+
+
+def _after_wipe(*, request_pk, derived: list[dict]) -> None:
+    """After the wipe commits: rebuild what was derived from the deleted items, reclaim disk."""
+    from ..tasks import derived_rebuild_task, vacuum_after_forget  # tasks call back into this module
+
+    for item in derived:
+        record = item["record"]
+        if record.status == "pending":
+            derived_rebuild_task.delay(
+                str(request_pk), record.kind, record.id, item["sources"], item["conversation"], record.version
+            )
+    vacuum_after_forget.delay()
+
+
+def rebuild_finished(*, request_pk, old_id: int, entry: dict) -> None:
+    """Record a rebuild's outcome on the manifest; once none is pending, check the rebuilt
+    records for the deleted content and drop the request's working text."""
+    with transaction.atomic():
+        request = DeletionRequest.objects.select_for_update().filter(pk=request_pk).first()
+        if request is None:
+            return
+        manifest = Manifest.from_dict(request.manifest)
+        record = manifest.rebuilt_record(old_id)
+        if record is not None:
+            record.update(entry)
+        if request.status == DeletionStatus.COMPLETED and not manifest.rebuilds_pending:
+            new_ids = manifest.rebuilt_ids
+            if request.owner is not None and new_ids and manifest.verification is not None:
+                scan = verification_scan(
+                    user=request.owner, terms=request.working.get("terms", []),
+                    vectors=request.working.get("vectors", []), only=new_ids,
+                )
+                manifest.verification.rebuilt_residual_hits = scan["residual_hits"]
+                manifest.verification.residual_hits += scan["residual_hits"]
+            rebuilds_finish(request, manifest)
+        request.manifest = manifest.to_dict()
+        request.save(update_fields=["manifest", "working"])

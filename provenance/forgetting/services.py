@@ -1,0 +1,186 @@
+"""The entry points of forgetting: preview -> confirm (execute, verify) -> manifest; cancel; resume.
+
+Transports (REST, websocket, pages) and tasks call these and nothing else of this package.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from dellm_site.errors import ApplicationError
+from memory.embeddings import text_embed
+from memory.models import Embedding, Node, NodeKind
+
+from ..models import DeletionRequest, DeletionStatus
+from ..selectors import deletion_request_get
+from .audit import audit_open
+from .execution import execute
+from .intent import forget_request_target, is_vague
+from .matching import MODES, TEXT_MODES, VECTOR_MODES, Match, match
+from .planning import closure, plan, plan_ids
+from .verification import verify
+
+MAX_STORED_VECTORS = 200
+
+
+def _validate(*, mode, query, message_ids, threshold, depth, conversation_id) -> tuple[str, float | None]:
+    if mode not in MODES:
+        raise ApplicationError(f"mode must be one of {', '.join(MODES)}.", code="invalid")
+    query = (query or "").strip() if isinstance(query, str | type(None)) else None
+    if query is None:
+        raise ApplicationError("query must be a string.", code="invalid")
+    if mode in TEXT_MODES:
+        if not query:
+            raise ApplicationError(f"mode {mode!r} needs a query saying what to forget.", code="invalid")
+        if len(query) > settings.DELLM_MAX_MESSAGE_CHARS:
+            raise ApplicationError("The query is too long.", code="invalid")
+    if mode == "ids" and not message_ids:
+        raise ApplicationError("mode 'ids' needs message_ids.", code="invalid")
+    if mode == "conversation" and conversation_id is None:
+        raise ApplicationError("mode 'conversation' needs conversation_id.", code="invalid")
+    if threshold is None and mode in VECTOR_MODES:
+        threshold = settings.DELLM_FORGET_SEMANTIC_THRESHOLD
+    if threshold is not None and not (0.0 < float(threshold) <= 1.0):
+        raise ApplicationError("threshold must be in (0, 1].", code="invalid")
+    if depth is not None and int(depth) < 0:
+        raise ApplicationError("depth must be 0 or more.", code="invalid")
+    return query, threshold
+
+
+def _working_set(*, mode: str, query: str, matched: dict[int, Match], query_vector: list[float] | None) -> dict:
+    """What verification will scan for: the request's words, or the matched texts, and vectors.
+    Kept only until the request completes or expires."""
+    ids = sorted(matched)[:MAX_STORED_VECTORS]
+    if mode in TEXT_MODES:
+        terms = [query]
+    else:
+        terms = list(Node.objects.filter(pk__in=ids).values_list("content", flat=True))  # an erased fact's own words
+    # Only the matched *messages* define what must not survive: a matched summary also holds other,
+    # innocent content, and its rebuilt successor would otherwise be flagged for that.
+    vectors = [
+        list(map(float, v))
+        for v in Embedding.objects.filter(node_id__in=ids, node__kind=NodeKind.MESSAGE).values_list("vector", flat=True)
+    ]
+    if query_vector is not None:
+        vectors.append(query_vector)
+    return {"terms": terms, "vectors": vectors}
+
+
+def _expire(request: DeletionRequest) -> None:
+    request.status = DeletionStatus.EXPIRED
+    request.working = {}
+    request.save(update_fields=["status", "working"])
+
+
+def forget_cancel(*, user, request_id) -> None:
+    """Abandon a preview: it can no longer be confirmed and its working text is dropped now."""
+    with transaction.atomic():
+        request = deletion_request_get(user=user, request_id=request_id, lock=True)
+        if request.status == DeletionStatus.PREVIEWED:
+            _expire(request)
+
+
+@transaction.atomic
+def forget_preview(
+    *,
+    user,
+    mode: str,
+    query: str = "",
+    message_ids: list[int] | None = None,
+    threshold: float | None = None,
+    depth: int | None = None,
+    conversation_id: int | None = None,
+) -> DeletionRequest:
+    """Plan a deletion and store it as a preview. Nothing is deleted."""
+    # The user's stale previews lose their working text now rather than at the next start-up.
+    DeletionRequest.objects.filter(owner=user, status=DeletionStatus.PREVIEWED, expires_at__lte=timezone.now()).update(
+        status=DeletionStatus.EXPIRED, working={}
+    )
+    query, threshold = _validate(
+        mode=mode, query=query, message_ids=message_ids, threshold=threshold, depth=depth,
+        conversation_id=conversation_id,
+    )
+    if mode == "natural":
+        target = forget_request_target(query)
+        query = target if target is not None else query
+        if is_vague(query):
+            raise ApplicationError("Say what to forget, e.g. 'forget that I live in Lisbon'.", code="vague_request")
+    query_vector = text_embed(text=query) if mode in VECTOR_MODES else None
+    matched = match(
+        user=user, mode=mode, query=query, message_ids=message_ids, threshold=threshold,
+        conversation_id=conversation_id, query_vector=query_vector,
+    )
+    depth = None if depth is None else int(depth)
+    started = time.monotonic()
+    the_plan = plan(user=user, matched=matched, depth=depth)
+    the_plan["conversation"] = int(conversation_id) if mode == "conversation" else None
+    the_plan["plan_ms"] = round((time.monotonic() - started) * 1000, 1)
+    return DeletionRequest.objects.create(
+        id=uuid.uuid4(),
+        owner=user,
+        mode=mode,
+        depth=depth,
+        threshold=threshold,
+        expires_at=timezone.now() + timedelta(minutes=settings.DELLM_FORGET_PREVIEW_MINUTES),
+        plan=the_plan,
+        working={**_working_set(mode=mode, query=query, matched=matched, query_vector=query_vector), "target": query},
+    )
+
+
+def forget_confirm(*, user, request_id, keep: list[int] | None = None) -> dict:
+    """Execute a previewed deletion and return its manifest. Idempotent: confirming again
+    returns the same manifest; an interrupted execution is resumed."""
+    expired = False
+    with transaction.atomic():
+        request = deletion_request_get(user=user, request_id=request_id, lock=True)
+        if request.status == DeletionStatus.COMPLETED:
+            return request.manifest
+        if request.status == DeletionStatus.EXPIRED or (
+            request.status == DeletionStatus.PREVIEWED and request.expires_at <= timezone.now()
+        ):
+            _expire(request)  # committed: the preview's working text goes now
+            expired = True
+        elif request.status == DeletionStatus.PREVIEWED:
+            keep = [int(k) for k in (keep or [])]
+            unknown = set(keep) - plan_ids(request.plan)
+            if unknown:
+                raise ApplicationError(
+                    f"keep lists items that are not in this preview: {sorted(unknown)}.", code="invalid"
+                )
+            request.kept = sorted(set(keep))
+            request.target_ids = sorted(closure(user=user, request=request))
+            request.status = DeletionStatus.EXECUTING
+            request.confirmed_at = timezone.now()
+            request.save(update_fields=["kept", "target_ids", "status", "confirmed_at"])
+            audit_open(request=request, user=user)
+    if expired:
+        raise ApplicationError("This preview has expired; ask again to get a fresh one.", code="expired", status=410)
+    # The request and its audit record are committed: from here a crash leaves a resumable job.
+    return _run(request.pk)
+
+
+def _run(request_pk) -> dict:
+    execute(request_pk)
+    return verify(request_pk)
+
+
+def forget_resume() -> dict:
+    """Finish every request interrupted mid-way and expire stale previews (dropping their
+    working text). Run by ``manage.py forget_resume``, at start-up and by the worker."""
+    resumed = []
+    for request_pk in DeletionRequest.objects.filter(
+        status__in=[DeletionStatus.EXECUTING, DeletionStatus.VERIFYING]
+    ).values_list("pk", flat=True):
+        _run(request_pk)
+        resumed.append(str(request_pk))
+    expired = 0
+    for request in DeletionRequest.objects.filter(status=DeletionStatus.PREVIEWED, expires_at__lte=timezone.now()):
+        _expire(request)
+        expired += 1
+    return {"resumed": resumed, "expired": expired}

@@ -1,0 +1,140 @@
+"""Verification: after the wipe, scan everything that survives for the deleted content, and complete
+the request (its manifest, the audit record) with what the scan found."""
+
+from __future__ import annotations
+
+import time
+
+from django.conf import settings
+from django.contrib.postgres.search import SearchQuery, SearchVector
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+from pgvector.django import CosineDistance
+
+from dellm_site.errors import ApplicationError
+from memory.models import Edge, Embedding, Node
+
+from ..manifest import Manifest, Verification
+from ..models import DeletionRequest, DeletionStatus
+from .audit import audit_completed
+from .hooks import residue_count
+
+CHECKED_STORES = ["messages", "embeddings", "edges", "summaries", "facts", "conversation_titles"]
+METHOD = (
+    "keyword: Postgres full-text and case-insensitive substring search of every surviving item and "
+    "conversation title for the request's words (or the matched texts); semantic: cosine similarity "
+    ">= {similarity} of every surviving embedding to the matched items; "
+    "plus: no deleted id left in the items or the edge table. Kept items are not scanned."
+)
+
+
+def verification_scan(
+    *,
+    user,
+    terms: list[str],
+    vectors: list[list[float]],
+    exclude: set[int] | frozenset[int] = frozenset(),
+    only: set[int] | None = None,
+) -> dict:
+    """Keyword (full-text and substring) and semantic scan of the user's surviving stores
+    (or of the ``only`` items, e.g. records rebuilt after the deletion)."""
+    nodes = Node.objects.for_user(user).exclude(pk__in=exclude)
+    embeddings = Embedding.objects.filter(owner=user).exclude(node_id__in=exclude)
+    if only is not None:
+        nodes, embeddings = nodes.filter(pk__in=only), embeddings.filter(node_id__in=only)
+    hits: set[int] = set()
+    for term in terms:
+        term = term.strip()
+        if not term:
+            continue
+        query = SearchQuery(term, config="english", search_type="plain")
+        hits |= set(
+            nodes.annotate(search=SearchVector("content", config="english")).filter(search=query)
+            .values_list("pk", flat=True)
+        )
+        hits |= set(nodes.filter(content__icontains=term).values_list("pk", flat=True))
+    semantic: set[int] = set()
+    limit = 1.0 - settings.DELLM_FORGET_VERIFY_SIMILARITY
+    for vector in vectors:
+        semantic |= set(
+            embeddings.annotate(distance=CosineDistance("vector", vector))
+            .filter(distance__lte=limit)
+            .values_list("node_id", flat=True)
+        )
+    titles = residue_count(user=user, terms=[t.strip() for t in terms if t.strip()]) if only is None else 0
+    return {
+        "keyword_hits": sorted(hits),
+        "semantic_hits": sorted(semantic),
+        "title_hits": titles,
+        "residual_hits": len(hits | semantic) + titles,
+    }
+
+
+def rebuilds_finish(request: DeletionRequest, manifest: Manifest) -> None:
+    """Every rebuild is done: note when, and drop the request's working text and vectors."""
+    now = timezone.now()
+    manifest.rebuilds_completed_at = now.isoformat()
+    if request.confirmed_at:
+        manifest.timings["time_to_completion_s"] = round((now - request.confirmed_at).total_seconds(), 3)
+    request.working = {}
+
+
+def verify(request_pk) -> dict:
+    """Scan what survives a wiped request, complete its manifest and audit record; returns the manifest."""
+    started = time.monotonic()
+    with transaction.atomic():
+        request = DeletionRequest.objects.select_for_update().get(pk=request_pk)
+        if request.status == DeletionStatus.COMPLETED:
+            return request.manifest
+        if request.status != DeletionStatus.VERIFYING:
+            raise ApplicationError("This request has not been executed.", code="not_executed", status=409)
+        user = request.owner
+        deleted_ids = set(request.target_ids)
+        kept = set(request.kept)
+        scan = (
+            verification_scan(
+                user=user, terms=request.working.get("terms", []), vectors=request.working.get("vectors", []),
+                exclude=kept,
+            )
+            if user is not None
+            else {"keyword_hits": [], "semantic_hits": [], "title_hits": 0, "residual_hits": 0}
+        )
+        dangling_edges = Edge.objects.filter(Q(src_id__in=deleted_ids) | Q(dst_id__in=deleted_ids)).count()
+        still_there = Node.objects.filter(pk__in=deleted_ids).count()
+        verify_ms = round((time.monotonic() - started) * 1000, 1)
+        completed = timezone.now()
+        manifest = Manifest.from_dict(request.manifest)
+        manifest.request_id = str(request.pk)
+        manifest.status = DeletionStatus.COMPLETED.value
+        manifest.requested_at = request.created_at.isoformat()
+        manifest.confirmed_at = request.confirmed_at.isoformat() if request.confirmed_at else None
+        manifest.completed_at = completed.isoformat()
+        manifest.mode = request.mode
+        manifest.depth = request.depth
+        manifest.threshold = request.threshold
+        manifest.strict = request.depth is None and not kept
+        manifest.kept = sorted(kept)
+        manifest.matched = [e["id"] for e in request.plan.get("matched", [])]
+        manifest.verification = Verification(
+            checked_stores=CHECKED_STORES,
+            residual_hits=scan["residual_hits"] + dangling_edges + still_there,
+            residual_ids=sorted(set(scan["keyword_hits"]) | set(scan["semantic_hits"])),
+            method=METHOD.format(similarity=settings.DELLM_FORGET_VERIFY_SIMILARITY),
+        )
+        manifest.timings = {
+            "plan_ms": request.plan.get("plan_ms"),
+            **manifest.timings,
+            "verify_ms": verify_ms,
+            "total_s": round((completed - (request.confirmed_at or completed)).total_seconds(), 3),
+        }
+        request.status = DeletionStatus.COMPLETED
+        request.completed_at = completed
+        if not manifest.rebuilds_pending:
+            # The target text and vectors go with the content they described (kept only while
+            # a rebuild is still to be checked).
+            rebuilds_finish(request, manifest)
+        request.manifest = manifest.to_dict()
+        request.save(update_fields=["manifest", "status", "completed_at", "working"])
+        audit_completed(request=request, completed_at=completed, residual_hits=manifest.verification.residual_hits)
+    return request.manifest
