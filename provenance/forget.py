@@ -40,7 +40,7 @@ from memory.models import Embedding, Node, NodeKind
 from .models import AuditRecord, DeletionRequest, DeletionStatus, Edge
 from .selectors import context_ids, dep_explained
 
-MODES = ("ids", "exact", "keyword", "semantic", "natural", "conversation")
+MODES = ("ids", "exact", "keyword", "semantic", "natural", "conversation", "account")
 DERIVED_KINDS = (NodeKind.SUMMARY, NodeKind.FACT)
 EXCERPT = 160
 MAX_STORED_VECTORS = 200
@@ -93,7 +93,7 @@ def forget_request_target(text: str) -> str | None:
 
 @dataclass(frozen=True)
 class Match:
-    reason: str  # id | exact | keyword | semantic | conversation
+    reason: str  # id | exact | keyword | semantic | conversation | account
     score: float | None = None
 
 
@@ -144,6 +144,8 @@ def match(
 
         conversation = conversation_get(user=user, conversation_id=conversation_id)
         return {pk: Match("conversation") for pk in conversation.messages.values_list("pk", flat=True)}
+    if mode == "account":
+        return {pk: Match("account") for pk in nodes.values_list("pk", flat=True)}
     if mode == "exact":
         return {pk: Match("exact") for pk in nodes.filter(content__icontains=query).values_list("pk", flat=True)}
     if mode == "keyword":
@@ -193,7 +195,7 @@ def plan(*, user, matched: dict[int, Match], depth: int | None) -> dict:
     for entry in sorted(dep.values(), key=lambda e: (e.depth, e.id)):
         node = nodes[entry.id]
         if node.kind in DERIVED_KINDS:
-            named = entry.id in matched and matched[entry.id].reason == "id"
+            named = entry.id in matched and matched[entry.id].reason in ("id", "account")
             out["derived"].append({"id": entry.id, "kind": node.kind, "action": "erase" if named else "rebuild"})
         if entry.id in matched:
             continue
@@ -240,7 +242,7 @@ def _working_set(*, mode: str, query: str, matched: dict[int, Match], query_vect
     """What verification will scan for: the request's words, or the matched texts, and vectors.
     Kept only until the request completes or expires."""
     ids = sorted(matched)[:MAX_STORED_VECTORS]
-    if mode in ("ids", "conversation"):
+    if mode in ("ids", "conversation", "account"):
         terms = list(Node.objects.filter(pk__in=ids).values_list("content", flat=True))  # an erased fact's own words
     else:
         terms = [query]
@@ -453,7 +455,7 @@ def _execute(request_pk) -> None:
         for conversation_id, content in Message.objects.filter(pk__in=ids).values_list("conversation_id", "content"):
             titles.setdefault(conversation_id, set()).add(content[:TITLE_LENGTH])
         derived = _derived_to_rebuild(
-            ids=ids, matched={e["id"] for e in request.plan.get("matched", []) if e["reason"] == "id"}
+            ids=ids, matched={e["id"] for e in request.plan.get("matched", []) if e["reason"] in ("id", "account")}
         )
         counts = _wipe(ids=ids)
         counts["conversations"] = 0
