@@ -38,6 +38,7 @@ INSTALLED_APPS = [
     "channels",
     "memory",
     "provenance",
+    "accounts",
     "chat",
 ]
 
@@ -134,7 +135,7 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         # First, so a missing or revoked key gets 401 with a WWW-Authenticate header.
-        "chat.authentication.ApiTokenAuthentication",
+        "accounts.authentication.ApiTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
