@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from functools import lru_cache
+from functools import cache
 
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
@@ -13,7 +13,7 @@ from django.utils.module_loading import import_string
 _lock = threading.Lock()
 
 
-@lru_cache(maxsize=None)
+@cache
 def _build(setting_name: str, backend: str, options: tuple):
     cls = import_string(backend)
     return cls(**dict(options))
