@@ -8,7 +8,7 @@ class ChatConfig(AppConfig):
     def ready(self):
         from provenance.forgetting import hooks
 
-        from . import forgetting, schema  # noqa: F401  (schema registers the OpenAPI description of API keys)
+        from . import forgetting
 
         hooks.scope_register("conversation", forgetting.conversation_scope)
         hooks.erasure_pending.connect(forgetting.on_erasure_pending, dispatch_uid="chat.erasure_pending")

@@ -57,22 +57,3 @@ class Message(Node):
         if not self.owner_id:
             self.owner_id = self.conversation.owner_id
         super().save(*args, **kwargs)
-
-
-class ApiToken(models.Model):
-    """A named API key (for the REST API and the OpenAI-compatible endpoint). Only a hash of the
-    key is stored; the key itself is shown once, when it is created."""
-
-    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens")
-    name = models.CharField(max_length=100)
-    prefix = models.CharField(max_length=12)  # shown in lists so the user can tell keys apart
-    digest = models.CharField(max_length=64, unique=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    last_used_at = models.DateTimeField(null=True, blank=True)
-    revoked_at = models.DateTimeField(null=True, blank=True)
-
-    class Meta:
-        ordering = ["-created_at"]
-
-    def __str__(self) -> str:
-        return f"{self.name} ({self.prefix}…)"

@@ -43,7 +43,8 @@ def api_exception_handler(exc, context):
         fields = response.data if isinstance(response.data, dict) else {"non_field_errors": response.data}
         first = next(iter(fields.items()), ("", [""]))
         message = first[1][0] if isinstance(first[1], list) and first[1] else str(first[1])
-        response.data = {"code": "invalid", "detail": f"{first[0]}: {message}" if first[0] else message, "fields": fields}
+        detail = f"{first[0]}: {message}" if first[0] else message
+        response.data = {"code": "invalid", "detail": detail, "fields": fields}
     else:
         detail = response.data.get("detail", "") if isinstance(response.data, dict) else str(response.data)
         code = getattr(detail, "code", None) or getattr(exc, "default_code", "error")

@@ -38,6 +38,7 @@ INSTALLED_APPS = [
     "channels",
     "memory",
     "provenance",
+    "accounts",
     "chat",
     "evaluation",
 ]
@@ -132,12 +133,10 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 }
 
 # --- REST API ---------------------------------------------------------------------------
-# API keys (named tokens and the login token): REST and the OpenAI-compatible endpoint.
-DELLM_API_KEY_AUTHENTICATION = "chat.authentication.ApiTokenAuthentication"
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         # First, so a missing or revoked key gets 401 with a WWW-Authenticate header.
-        DELLM_API_KEY_AUTHENTICATION,
+        "accounts.authentication.ApiTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],

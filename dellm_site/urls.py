@@ -2,6 +2,9 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView
 
+from accounts import api as accounts_api
+from accounts import views as accounts_views
+from accounts.authentication import ApiTokenAuthentication
 from chat import api as chat_api
 from chat import openai_compat
 from dellm_site import views as site_views
@@ -10,9 +13,12 @@ from memory import views as memory_views
 from provenance import api as forget_api
 from provenance import views as forget_views
 
+# OpenAI clients send API keys only; without session authentication they never meet CSRF checks.
+openai_auth = {"authentication_classes": [ApiTokenAuthentication]}
+
 api_patterns = [
-    path("auth/signup/", site_views.SignupApi.as_view(), name="signup"),
-    path("auth/token/", site_views.TokenObtainApi.as_view(), name="token"),
+    path("auth/signup/", accounts_api.SignupApi.as_view(), name="signup"),
+    path("auth/token/", accounts_api.TokenObtainApi.as_view(), name="token"),
     path("conversations/", chat_api.ConversationListApi.as_view(), name="conversations"),
     path("conversations/<int:conversation_id>/", chat_api.ConversationDetailApi.as_view(), name="conversation"),
     path("conversations/<int:conversation_id>/messages/", chat_api.MessageListApi.as_view(), name="messages"),
@@ -22,10 +28,10 @@ api_patterns = [
     path("forget/<str:request_id>/", forget_api.ForgetDetailApi.as_view(), name="forget-detail"),
     path("forget/<str:request_id>/confirm/", forget_api.ForgetConfirmApi.as_view(), name="forget-confirm"),
     path("forget/<str:request_id>/cancel/", forget_api.ForgetCancelApi.as_view(), name="forget-cancel"),
-    path("account/export/", site_views.AccountExportApi.as_view(), name="account-export"),
-    path("account/delete/", site_views.AccountDeleteApi.as_view(), name="account-delete"),
-    path("tokens/", site_views.TokenListApi.as_view(), name="tokens"),
-    path("tokens/<int:token_id>/revoke/", site_views.TokenRevokeApi.as_view(), name="token-revoke"),
+    path("account/export/", accounts_api.AccountExportApi.as_view(), name="account-export"),
+    path("account/delete/", accounts_api.AccountDeleteApi.as_view(), name="account-delete"),
+    path("tokens/", accounts_api.TokenListApi.as_view(), name="tokens"),
+    path("tokens/<int:token_id>/revoke/", accounts_api.TokenRevokeApi.as_view(), name="token-revoke"),
     path("memory/", memory_api.MemoryApi.as_view(), name="memory"),
     path("memory/facts/<int:fact_id>/rectify/", memory_api.FactRectifyApi.as_view(), name="fact-rectify"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
@@ -33,14 +39,14 @@ api_patterns = [
 
 urlpatterns = [
     path("admin/", admin.site.urls),
-    path("v1/chat/completions", openai_compat.ChatCompletionsApi.as_view(), name="openai-chat"),
-    path("v1/models", openai_compat.ModelsApi.as_view(), name="openai-models"),
+    path("v1/chat/completions", openai_compat.ChatCompletionsApi.as_view(**openai_auth), name="openai-chat"),
+    path("v1/models", openai_compat.ModelsApi.as_view(**openai_auth), name="openai-models"),
     path("api/", include((api_patterns, "api"))),
-    path("accounts/signup/", site_views.signup, name="signup"),
+    path("accounts/signup/", accounts_views.signup, name="signup"),
     path("accounts/", include("django.contrib.auth.urls")),
     path("healthz", site_views.healthz, name="healthz"),
-    path("account/", site_views.account, name="account"),
-    path("account/export.json", site_views.account_export_download, name="account-export"),
+    path("account/", accounts_views.account, name="account"),
+    path("account/export.json", accounts_views.account_export_download, name="account-export"),
     path("forget/history/", forget_views.history, name="forget-history"),
     path("forget/history/<str:request_id>/", forget_views.history_detail, name="forget-history-detail"),
     path("memory/", memory_views.memory_page, name="memory"),

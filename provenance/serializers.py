@@ -4,9 +4,12 @@ from rest_framework import serializers
 
 from .forgetting.matching import MODES
 
+# Deleting a whole account goes through the account's own endpoint, which asks for the password.
+PUBLIC_MODES = tuple(mode for mode in MODES if mode != "account")
+
 
 class ForgetPreviewRequestSerializer(serializers.Serializer):
-    mode = serializers.ChoiceField(choices=MODES)
+    mode = serializers.ChoiceField(choices=PUBLIC_MODES)
     query = serializers.CharField(required=False, allow_blank=True, trim_whitespace=True, default="")
     message_ids = serializers.ListField(child=serializers.IntegerField(min_value=1), required=False, max_length=10000)
     conversation_id = serializers.IntegerField(required=False, min_value=1)

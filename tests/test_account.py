@@ -5,8 +5,9 @@ import json
 import pytest
 from django.contrib.auth import get_user_model
 
+from accounts.models import ApiToken
 from chat import services, turns
-from chat.models import ApiToken, Conversation
+from chat.models import Conversation
 from memory.models import Node
 from provenance.models import AuditRecord
 from tests.conftest import rows_containing

@@ -3,8 +3,9 @@
 import openai
 import pytest
 
-from chat.models import ApiToken, Message
-from chat.tokens import token_create, token_revoke
+from accounts.models import ApiToken
+from accounts.services import token_create, token_revoke
+from chat.models import Message
 from memory.models import Edge, Node
 from provenance.models import DeletionRequest
 

@@ -19,6 +19,7 @@ from ..manifest import Manifest, RebuiltRecord
 from ..models import DeletionRequest, DeletionStatus
 from .audit import audit_wiped
 from .hooks import erasure_run
+from .matching import NAMING_REASONS
 from .planning import closure
 from .verification import rebuilds_finish, verification_scan
 
@@ -92,7 +93,7 @@ def execute(request_pk) -> None:
         user = request.owner
         ids = _lock_closure(user=user, request=request) if user is not None else set()
         derived = _derived_to_rebuild(
-            ids=ids, named={e["id"] for e in request.plan.get("matched", []) if e["reason"] == "id"}
+            ids=ids, named={e["id"] for e in request.plan.get("matched", []) if e["reason"] in NAMING_REASONS}
         )
         scope_id = request.plan.get("conversation")
         scope = ("conversation", scope_id) if request.mode == "conversation" and scope_id else None

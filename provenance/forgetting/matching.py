@@ -14,14 +14,17 @@ from memory.models import Embedding, Node
 from .hooks import scope_resolve
 
 # "conversation" is a scope: the chat app registers which items a conversation holds (hooks.py).
-MODES = ("ids", "exact", "keyword", "semantic", "natural", "conversation")
+# "account" names everything the user owns (account deletion); the public API does not offer it.
+MODES = ("ids", "exact", "keyword", "semantic", "natural", "conversation", "account")
+# Items named outright: derived records among them are erased, not rebuilt.
+NAMING_REASONS = ("id", "account")
 TEXT_MODES = ("exact", "keyword", "semantic", "natural")
 VECTOR_MODES = ("semantic", "natural")
 
 
 @dataclass(frozen=True)
 class Match:
-    reason: str  # id | exact | keyword | semantic | conversation
+    reason: str  # id | exact | keyword | semantic | conversation | account
     score: float | None = None
 
 
@@ -69,6 +72,8 @@ def match(
         return {pk: Match("id") for pk in found}
     if mode == "conversation":
         return {pk: Match("conversation") for pk in scope_resolve(name=mode, user=user, scope_id=conversation_id)}
+    if mode == "account":
+        return {pk: Match("account") for pk in nodes.values_list("pk", flat=True)}
     if mode == "exact":
         return {pk: Match("exact") for pk in nodes.filter(content__icontains=query).values_list("pk", flat=True)}
     if mode == "keyword":

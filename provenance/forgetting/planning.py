@@ -10,7 +10,7 @@ from memory.models import Node, NodeKind
 
 from ..models import DeletionRequest
 from ..selectors import dep_explained
-from .matching import Match
+from .matching import NAMING_REASONS, Match
 
 DERIVED_KINDS = (NodeKind.SUMMARY, NodeKind.FACT)
 
@@ -47,7 +47,7 @@ def plan(*, user, matched: dict[int, Match], depth: int | None) -> dict:
     for entry in sorted(dep.values(), key=lambda e: (e.depth, e.id)):
         node = nodes[entry.id]
         if node.kind in DERIVED_KINDS:
-            named = entry.id in matched and matched[entry.id].reason == "id"
+            named = entry.id in matched and matched[entry.id].reason in NAMING_REASONS
             out["derived"].append({"id": entry.id, "kind": node.kind, "action": "erase" if named else "rebuild"})
         if entry.id in matched:
             continue

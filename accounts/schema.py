@@ -1,10 +1,10 @@
-"""OpenAPI description of the API-key authentication (loaded by ChatConfig.ready)."""
+"""OpenAPI description of the API-key authentication (loaded by AccountsConfig.ready)."""
 
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 
 
 class ApiTokenScheme(OpenApiAuthenticationExtension):
-    target_class = "chat.authentication.ApiTokenAuthentication"
+    target_class = "accounts.authentication.ApiTokenAuthentication"
     name = "apiKey"
 
     def get_security_definition(self, auto_schema):

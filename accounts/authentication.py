@@ -6,18 +6,26 @@ Kept free of project imports that load DRF views, since DRF imports this while l
 from __future__ import annotations
 
 import hashlib
+from typing import TYPE_CHECKING
 
 from django.utils import timezone
 from rest_framework import authentication, exceptions
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AbstractBaseUser
+    from rest_framework.authtoken.models import Token
+
+    from .models import ApiToken
 
 KEY_PREFIX = "dllm-"
 
 
 def digest(key: str) -> str:
+    """The stored form of a key: its SHA-256, hex."""
     return hashlib.sha256(key.encode()).hexdigest()
 
 
-def token_user(key: str):
+def token_user(key: str) -> tuple[AbstractBaseUser, ApiToken | Token] | None:
     """(user, token) for a key, or None. Accepts named tokens and the account's login token."""
     if not key:
         return None

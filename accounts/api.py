@@ -1,0 +1,98 @@
+"""REST endpoints of the account: sign-up, API tokens, data export, account deletion."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import serializers
+from rest_framework.authtoken.serializers import AuthTokenSerializer
+from rest_framework.authtoken.views import ObtainAuthToken
+from rest_framework.permissions import AllowAny
+from rest_framework.response import Response
+from rest_framework.throttling import AnonRateThrottle
+from rest_framework.views import APIView
+
+from . import selectors, services
+from .serializers import AccountDeleteSerializer, SignupSerializer, TokenSerializer
+
+
+class TokenObtainApi(ObtainAuthToken):
+    """Exchange a username and password for an API token (``Authorization: Token <token>``)."""
+
+    permission_classes = [AllowAny]
+    renderer_classes = ObtainAuthToken.renderer_classes
+
+    @extend_schema(
+        request=AuthTokenSerializer,
+        responses=inline_serializer("TokenResponse", {"token": serializers.CharField()}),
+    )
+    def post(self, request, *args, **kwargs):
+        return super().post(request, *args, **kwargs)
+
+
+class SignupApi(APIView):
+    """Create an account and return its API token."""
+
+    permission_classes = [AllowAny]
+    authentication_classes = []
+    throttle_classes = [AnonRateThrottle]
+
+    @extend_schema(
+        request=SignupSerializer,
+        responses={
+            201: inline_serializer(
+                "SignupResponse", {"token": serializers.CharField(), "username": serializers.CharField()}
+            )
+        },
+    )
+    def post(self, request):
+        data = SignupSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        user, token = services.account_create(**data.validated_data)
+        return Response({"username": user.username, "token": token}, status=201)
+
+
+class AccountExportApi(APIView):
+    @extend_schema(responses=inline_serializer("Export", {"format": serializers.CharField()}),
+                   description="Everything DeLLM holds about you, as JSON.")
+    def get(self, request):
+        return Response(services.account_export(user=request.user))
+
+
+class AccountDeleteApi(APIView):
+    @extend_schema(
+        request=AccountDeleteSerializer,
+        responses={200: inline_serializer("AccountDeleted", {"deleted": serializers.DictField()})},
+        description="Delete the account and everything in it (same cascade as forget); returns the manifest.",
+    )
+    def post(self, request):
+        data = AccountDeleteSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        return Response(services.account_delete(user=request.user, password=data.validated_data["password"]))
+
+
+class TokenListApi(APIView):
+    @extend_schema(responses=TokenSerializer(many=True))
+    def get(self, request):
+        return Response(TokenSerializer(selectors.token_list(user=request.user), many=True).data)
+
+    @extend_schema(
+        request=TokenSerializer,
+        responses={
+            201: inline_serializer(
+                "NewToken",
+                {"id": serializers.IntegerField(), "name": serializers.CharField(), "key": serializers.CharField()},
+            )
+        },
+        description="Create a named token; the key is returned once.",
+    )
+    def post(self, request):
+        data = TokenSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        token, key = services.token_create(user=request.user, name=data.validated_data["name"])
+        return Response({**TokenSerializer(token).data, "key": key}, status=201)
+
+
+class TokenRevokeApi(APIView):
+    @extend_schema(request=None, responses=TokenSerializer)
+    def post(self, request, token_id: int):
+        return Response(TokenSerializer(services.token_revoke(user=request.user, token_id=token_id)).data)

@@ -1,0 +1,59 @@
+"""Account pages: sign-up, API tokens, download my data, delete my account."""
+
+from __future__ import annotations
+
+from django.contrib.auth import login, logout
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.forms import UserCreationForm
+from django.http import JsonResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET
+
+from dellm_site.errors import ApplicationError
+
+from . import selectors, services
+
+
+def signup(request):
+    if request.user.is_authenticated:
+        return redirect("chat:home")
+    form = UserCreationForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        user = form.save()
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        return redirect("chat:home")
+    return render(request, "registration/signup.html", {"form": form})
+
+
+@login_required
+def account(request):
+    """Account page: API tokens, download my data, delete my account."""
+    new_key = None
+    error = None
+    if request.method == "POST":
+        action = request.POST.get("action")
+        try:
+            if action == "create-token":
+                _, new_key = services.token_create(user=request.user, name=request.POST.get("name", ""))
+            elif action == "revoke-token":
+                services.token_revoke(user=request.user, token_id=request.POST.get("token_id"))
+                return redirect("account")
+            elif action == "delete-account":
+                manifest = services.account_delete(user=request.user, password=request.POST.get("password", ""))
+                logout(request)
+                return render(request, "account/deleted.html", {"manifest": manifest})
+        except ApplicationError as exc:
+            error = exc.detail
+    tokens = selectors.token_list(user=request.user)
+    return render(request, "account/account.html", {"tokens": tokens, "new_key": new_key, "error": error,
+                                                    "base_url": request.build_absolute_uri("/v1")})
+
+
+@login_required
+@require_GET
+def account_export_download(request):
+    """Download my data: one JSON file with everything DeLLM holds about the account."""
+    data = services.account_export(user=request.user)
+    response = JsonResponse(data, json_dumps_params={"indent": 2})
+    response["Content-Disposition"] = f'attachment; filename="dellm-{request.user.get_username()}.json"'
+    return response
