@@ -1,14 +1,17 @@
-"""Moving ApiToken from chat to accounts keeps the table and its rows: existing keys keep working."""
+"""Models that moved between apps keep their tables and rows: ApiToken (chat -> accounts) and Edge
+(provenance -> memory). A database made before the moves migrates cleanly and keeps working."""
 
 import pytest
-from django.db import connection
+from django.db import IntegrityError, connection, transaction
 from django.db.migrations.executor import MigrationExecutor
 from rest_framework.test import APIClient
 
 from accounts.authentication import KEY_PREFIX, digest
 from accounts.models import ApiToken
+from memory.models import Edge
+from provenance.selectors import dep_ids
 
-# The project's migrations as they stood before ApiToken moved to accounts.
+# The project's migrations as they stood before ApiToken moved to accounts and Edge to memory.
 BEFORE_MOVE = [
     ("chat", "0002_apitoken_conversation_external_key_and_more"),
     ("memory", "0003_fact_summary_taskrun"),
@@ -54,3 +57,22 @@ def test_api_tokens_survive_the_move_to_accounts(apps_before_move):
     assert [t["name"] for t in response.json()] == ["laptop"]
     moved.refresh_from_db()
     assert moved.last_used_at is not None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_provenance_edges_survive_the_move_to_memory(apps_before_move):
+    User = apps_before_move.get_model("auth", "User")
+    Node = apps_before_move.get_model("memory", "Node")
+    OldEdge = apps_before_move.get_model("provenance", "Edge")
+    user = User.objects.create(username="ada", password="!")
+    m1, m2, m3 = (Node.objects.create(owner=user, kind="message", content=f"m{i}") for i in range(1, 4))
+    OldEdge.objects.create(src=m1, dst=m2)
+    OldEdge.objects.create(src=m2, dst=m3)
+
+    migrate_to_latest()
+
+    assert set(Edge.objects.values_list("src_id", "dst_id")) == {(m1.pk, m2.pk), (m2.pk, m3.pk)}
+    assert dep_ids(user=user, seeds=[m1.pk]) == {m1.pk, m2.pk, m3.pk}
+    with pytest.raises(IntegrityError):  # the constraints came along with the table
+        with transaction.atomic():
+            Edge.objects.create(src_id=m1.pk, dst_id=m2.pk)
