@@ -1,4 +1,6 @@
-"""WebSocket chat: ``ws/chat/<conversation_id>/``, frames as in CONTRACT.md."""
+"""WebSocket chat: ``ws/chat/<conversation_id>/``. The client sends ``{"type": "message", "content"}`` or
+``{"type": "forget_confirm", "request_id", "keep"?}``; the server answers with ``user_message``, ``token``...,
+``reply`` (or ``forget_preview``, ``forget_done``) frames, and ``{"type": "error", "code", "detail"}``."""
 
 from __future__ import annotations
 

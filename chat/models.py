@@ -17,7 +17,8 @@ class Conversation(models.Model):
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="conversations")
     title = models.CharField(max_length=200, blank=True, default="")
     # How an OpenAI-compatible client addresses this conversation (per token, or its `user` field).
-    external_key = models.CharField(max_length=200, null=True, blank=True)
+    # NULL, not "", for conversations no client keys: the unique constraint ignores NULLs.
+    external_key = models.CharField(max_length=200, null=True, blank=True)  # noqa: DJ001
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

@@ -25,7 +25,7 @@ from rest_framework.views import APIView
 
 from dellm_site.ai.llm import get_llm
 from dellm_site.errors import ApplicationError
-from memory.models import Node
+from memory.selectors import node_contents
 
 from . import services, turns
 
@@ -51,7 +51,7 @@ def _words(text: str) -> int:
 
 def _usage(question: str, context_ids: list[int], reply: str) -> dict:
     """Approximate token counts (whitespace words): DeLLM may sit in front of any tokenizer."""
-    contents = Node.objects.filter(pk__in=context_ids).values_list("content", flat=True)
+    contents = node_contents(node_ids=context_ids)
     prompt = _words(question) + sum(_words(c) for c in contents)
     completion = _words(reply)
     return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
@@ -110,7 +110,9 @@ class ModelsApi(_OpenAIView):
             "data": [{
                 "id": MODEL_ID, "object": "model", "created": 0, "owned_by": "dellm",
                 "upstream": llm.name, "embedder": settings.DELLM_EMBEDDER["BACKEND"].rsplit(".", 1)[-1],
-                "description": f"DeLLM memory in front of {llm.name}; the upstream model is set by DeLLM's configuration.",
+                "description": (
+                    f"DeLLM memory in front of {llm.name}; the upstream model is set by DeLLM's configuration."
+                ),
             }],
         })
 
@@ -184,7 +186,8 @@ class ChatCompletionsApi(_OpenAIView):
                     elif event.type == "forget_preview":
                         yield chunk({"content": turn.text})
             except ApplicationError as exc:
-                error = {"message": exc.detail, "type": "api_error" if exc.status >= 500 else "invalid_request_error", "code": exc.code}
+                kind = "api_error" if exc.status >= 500 else "invalid_request_error"
+                error = {"message": exc.detail, "type": kind, "code": exc.code}
                 yield f"data: {json.dumps({'error': error})}\n\n"
                 yield "data: [DONE]\n\n"
                 return

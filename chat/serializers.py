@@ -1,4 +1,4 @@
-"""JSON shapes of the chat API (CONTRACT.md)."""
+"""JSON shapes of the chat API: conversations, messages with their context ids, influence."""
 
 from __future__ import annotations
 

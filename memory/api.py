@@ -29,6 +29,7 @@ class FactRectifyApi(APIView):
         data = RectifySerializer(data=request.data)
         data.is_valid(raise_exception=True)
         fact = fact_rectify(user=request.user, fact_id=fact_id, content=data.validated_data["content"])
-        return Response(FactSerializer(fact_detail(user=request.user, fact_id=fact.pk)).data, status=status.HTTP_201_CREATED)
+        row = fact_detail(user=request.user, fact_id=fact.pk)
+        return Response(FactSerializer(row).data, status=status.HTTP_201_CREATED)
 
 

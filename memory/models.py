@@ -80,6 +80,9 @@ class Embedding(models.Model):
             )
         ]
 
+    def __str__(self) -> str:
+        return f"embedding of {self.node_id}"
+
 
 class Edge(models.Model):
     """An edge src -> dst of the graph G: src was in the context given to the LLM for dst (or, for a
@@ -164,3 +167,6 @@ class TaskRun(models.Model):
     class Meta:
         ordering = ["-started_at"]
         indexes = [models.Index(fields=["kind", "status"])]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.task_id} ({self.status})"

@@ -28,6 +28,11 @@ def node_summaries(*, user, node_ids: Iterable[int]) -> dict[str, dict]:
     return out
 
 
+def node_contents(*, node_ids: Iterable[int]) -> list[str]:
+    """The texts of the given nodes (e.g. a reply's context, to count what the LLM read)."""
+    return list(Node.objects.filter(pk__in=list(node_ids)).values_list("content", flat=True))
+
+
 def _fact_row(fact: Fact, sources: list[int]) -> dict:
     return {"id": fact.pk, "content": fact.content, "sources": sources, "version": fact.version,
             "status": fact.status, "rectified": fact.rectified, "supersedes": fact.supersedes_id,

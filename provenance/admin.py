@@ -56,7 +56,8 @@ def pseudonymous_manifest(manifest: dict) -> dict:
 
 
 def _pretty(data) -> str:
-    return format_html('<pre style="white-space: pre-wrap; margin: 0">{}</pre>', json.dumps(data, indent=2, sort_keys=True))
+    text = json.dumps(data, indent=2, sort_keys=True)
+    return format_html('<pre style="white-space: pre-wrap; margin: 0">{}</pre>', text)
 
 
 @admin.register(DeletionRequest)
@@ -80,7 +81,8 @@ class DeletionRequestAdmin(ReadOnlyAdmin):
     @admin.display(description="planned")
     def planned(self, obj):
         plan = obj.plan or {}
-        return f"{len(plan.get('matched', []))} matched, {len(plan.get('tainted', []))} tainted, {len(plan.get('derived', []))} derived"
+        counts = {key: len(plan.get(key, [])) for key in ("matched", "tainted", "derived")}
+        return "{matched} matched, {tainted} tainted, {derived} derived".format(**counts)
 
     @admin.display(description="relaxation")
     def relaxation(self, obj):

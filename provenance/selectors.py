@@ -113,11 +113,13 @@ def preview_data(*, request: DeletionRequest) -> dict:
     """The preview as the API and the Forget panel show it: ids, reasons, paths, and for items
     that still exist, their kind, role, conversation and an excerpt."""
     plan = request.plan
+    # An item deleted since the preview was made is listed without a description.
+    GONE = {"kind": None, "role": None, "conversation": None, "excerpt": None}
     ids = {e["id"] for e in plan.get("matched", [])} | {e["id"] for e in plan.get("tainted", [])}
     items = node_summaries(user=request.owner, node_ids=ids) if request.owner else {}
 
     def with_item(entry):
-        return {**entry, **items.get(str(entry["id"]), {"kind": None, "role": None, "conversation": None, "excerpt": None})}
+        return {**entry, **items.get(str(entry["id"]), GONE)}
 
     return {
         "request_id": str(request.pk),

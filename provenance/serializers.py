@@ -1,4 +1,4 @@
-"""JSON shapes of the forget API (CONTRACT.md)."""
+"""JSON shapes of the forget API: preview, confirm (the manifest), the list of requests."""
 
 from rest_framework import serializers
 

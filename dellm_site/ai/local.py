@@ -45,7 +45,9 @@ def candidate_sentences(items: list[str]) -> list[str]:
 
 
 class LocalLLM(LLM):
-    def __init__(self, min_similarity: float = 0.25, max_sentences: int = 2, token_delay: float = 0.0, summary_sentences: int = 8):
+    def __init__(
+        self, min_similarity: float = 0.25, max_sentences: int = 2, token_delay: float = 0.0, summary_sentences: int = 8
+    ):
         self.name = "local:extractive"
         self.summary_sentences = summary_sentences
         self.min_similarity = min_similarity

@@ -10,7 +10,9 @@ from .llm import LLM, LLMError
 
 
 class OpenAILLM(LLM):
-    def __init__(self, model: str, api_key: str, base_url: str | None = None, timeout: float = 60.0, max_retries: int = 2):
+    def __init__(
+        self, model: str, api_key: str, base_url: str | None = None, timeout: float = 60.0, max_retries: int = 2
+    ):
         self.model = model
         self.name = f"openai:{model}"
         self._client = openai.OpenAI(

@@ -31,9 +31,8 @@ def _lock_closure(*, user, request: DeletionRequest) -> set[int]:
     while True:
         fresh = sorted(target - locked)
         # Locks in id order, like the reply writer, so the two never deadlock.
-        locked |= set(
-            Node.objects.select_for_update().filter(pk__in=fresh, owner=user).order_by("pk").values_list("pk", flat=True)
-        )
+        rows = Node.objects.select_for_update().filter(pk__in=fresh, owner=user).order_by("pk")
+        locked |= set(rows.values_list("pk", flat=True))
         target = (closure(user=user, request=request) | (set(request.target_ids) & locked)) - set(request.kept)
         if target <= locked:
             return target
@@ -76,7 +75,9 @@ def _derived_to_rebuild(*, ids: set[int], named: set[int]) -> list[dict]:
         else:
             status = "pending"
         out.append({
-            "record": RebuiltRecord(id=record.pk, kind=record.kind, status=status, version=record.version, reason=reason),
+            "record": RebuiltRecord(
+                id=record.pk, kind=record.kind, status=status, version=record.version, reason=reason
+            ),
             "sources": [s for s in sources[record.pk] if s not in ids],
             "conversation": getattr(record, "conversation_id", None),
         })
