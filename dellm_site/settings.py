@@ -77,10 +77,14 @@ if env("DATABASE_URL", default=""):
     DATABASES = {"default": env.db("DATABASE_URL")}
     EMBEDDED_DATABASE = False
 else:
-    from dellm_site import embedded_db
-
-    DATABASES = {"default": embedded_db.start(DATA_DIR / "pg")}
-    embedded_db.ensure_database(DATABASES["default"])
+    # The embedded server starts on the first connection, not here (see dellm_site/db/embedded).
+    DATABASES = {
+        "default": {
+            "ENGINE": "dellm_site.db.embedded",
+            "NAME": env("DELLM_DB_NAME", default="dellm"),
+            "OPTIONS": {"data_dir": DATA_DIR / "pg"},
+        }
+    }
     EMBEDDED_DATABASE = True
 DATABASES["default"].setdefault("TEST", {})["NAME"] = env("DELLM_TEST_DB_NAME", default="test_dellm")
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"

@@ -22,7 +22,9 @@ DOCKERFILE = ROOT / "Dockerfile"
 ENTRYPOINT = ROOT / "docker" / "entrypoint.sh"
 SERVICES = {"db", "redis", "web", "worker"}
 # Settings variables that compose sets itself, or that only matter outside containers / in tests.
-NOT_IN_ENV_EXAMPLE = {"DATABASE_URL", "REDIS_URL", "DJANGO_DEBUG", "DELLM_DATA_DIR", "DELLM_TEST_DB_NAME"}
+NOT_IN_ENV_EXAMPLE = {
+    "DATABASE_URL", "REDIS_URL", "DJANGO_DEBUG", "DELLM_DATA_DIR", "DELLM_DB_NAME", "DELLM_TEST_DB_NAME",
+}
 
 
 def compose_command() -> list[str]:
