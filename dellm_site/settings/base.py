@@ -1,11 +1,15 @@
-"""DeLLM settings: one module, driven by environment variables (see README "Configuration")."""
+"""DeLLM settings, driven by environment variables (see README "Configuration").
+
+``dellm_site.settings`` re-exports this module; ``dellm_site.settings.test`` adapts it for the test suite.
+"""
 
 from pathlib import Path
 
 import environ
 from django.core.exceptions import ImproperlyConfigured
 
-BASE_DIR = Path(__file__).resolve().parent.parent
+# The project root (dellm_site/settings/base.py is three levels down).
+BASE_DIR = Path(__file__).resolve().parent.parent.parent
 env = environ.Env()
 environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
 
@@ -24,6 +28,7 @@ ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "[:
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 DATA_DIR = Path(env("DELLM_DATA_DIR", default=str(BASE_DIR / ".data")))
 
+# --- Applications, middleware and URLs --------------------------------------------------
 INSTALLED_APPS = [
     "django.contrib.admin",
     "django.contrib.auth",
@@ -57,6 +62,7 @@ ROOT_URLCONF = "dellm_site.urls"
 WSGI_APPLICATION = None
 ASGI_APPLICATION = "dellm_site.asgi.application"
 
+# --- Templates --------------------------------------------------------------------------
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
@@ -86,7 +92,6 @@ else:
         }
     }
     EMBEDDED_DATABASE = True
-DATABASES["default"].setdefault("TEST", {})["NAME"] = env("DELLM_TEST_DB_NAME", default="test_dellm")
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Auth -------------------------------------------------------------------------------
@@ -159,7 +164,10 @@ OPENAI_API_KEY = env("OPENAI_API_KEY", default="")
 OPENAI_BASE_URL = env("OPENAI_BASE_URL", default="") or None
 _llm = env("DELLM_LLM", default="") or ("openai" if OPENAI_API_KEY else "local")
 DELLM_LLM = {
-    "local": {"BACKEND": "chat.llm.local.LocalLLM", "OPTIONS": {"token_delay": env.float("DELLM_TOKEN_DELAY", default=0.0)}},
+    "local": {
+        "BACKEND": "chat.llm.local.LocalLLM",
+        "OPTIONS": {"token_delay": env.float("DELLM_TOKEN_DELAY", default=0.0)},
+    },
     "openai": {
         "BACKEND": "chat.llm.openai.OpenAILLM",
         "OPTIONS": {
