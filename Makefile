@@ -9,11 +9,12 @@ export XDG_RUNTIME_DIR ?= /tmp
 # The benchmark data (personas, TOFU) lives beside the project; a clone elsewhere on this machine finds it too.
 export DELLM_EVAL_DATA_DIR ?= $(abspath $(firstword $(wildcard ../shared/data /work/shared/data)))
 
-.PHONY: run test install install-test migrate eval bench services browser compose clean-data help
+.PHONY: run test lint install install-test migrate eval bench services browser compose clean-data help
 
 help:
 	@echo "make run   - install, migrate and serve DeLLM at http://$(HOST):$(PORT)"
-	@echo "make test  - install test tools (Chromium too) and run the whole suite"
+	@echo "make test  - install test tools (Chromium too), lint, and run the whole suite"
+	@echo "make lint  - check the code with ruff"
 
 $(VENV)/.installed: requirements.txt constraints.txt scripts/build_pgvector.sh
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -53,7 +54,10 @@ compose:
 services:
 	@scripts/ensure_redis.sh
 
-test: install-test browser compose services
+lint: install-test
+	$(PY) -m ruff check .
+
+test: install-test browser compose services lint
 	$(PY) -m pytest
 
 # The deletion benchmark (reports/eval.json, eval.md, eval_fig8.png), on a database of its own.

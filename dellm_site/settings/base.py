@@ -1,11 +1,15 @@
-"""DeLLM settings: one module, driven by environment variables (see README "Configuration")."""
+"""DeLLM settings, driven by environment variables (see README "Configuration").
+
+``dellm_site.settings`` re-exports this module; ``dellm_site.settings.test`` adapts it for the test suite.
+"""
 
 from pathlib import Path
 
 import environ
 from django.core.exceptions import ImproperlyConfigured
 
-BASE_DIR = Path(__file__).resolve().parent.parent
+# The project root (dellm_site/settings/base.py is three levels down).
+BASE_DIR = Path(__file__).resolve().parent.parent.parent
 env = environ.Env()
 environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
 
@@ -24,6 +28,7 @@ ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "[:
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 DATA_DIR = Path(env("DELLM_DATA_DIR", default=str(BASE_DIR / ".data")))
 
+# --- Applications, middleware and URLs --------------------------------------------------
 INSTALLED_APPS = [
     "django.contrib.admin",
     "django.contrib.auth",
@@ -59,6 +64,7 @@ ROOT_URLCONF = "dellm_site.urls"
 WSGI_APPLICATION = None
 ASGI_APPLICATION = "dellm_site.asgi.application"
 
+# --- Templates --------------------------------------------------------------------------
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
@@ -79,12 +85,15 @@ if env("DATABASE_URL", default=""):
     DATABASES = {"default": env.db("DATABASE_URL")}
     EMBEDDED_DATABASE = False
 else:
-    from dellm_site import embedded_db
-
-    DATABASES = {"default": embedded_db.start(DATA_DIR / "pg")}
-    embedded_db.ensure_database(DATABASES["default"])
+    # The embedded server starts on the first connection, not here (see dellm_site/db/embedded).
+    DATABASES = {
+        "default": {
+            "ENGINE": "dellm_site.db.embedded",
+            "NAME": env("DELLM_DB_NAME", default="dellm"),
+            "OPTIONS": {"data_dir": DATA_DIR / "pg"},
+        }
+    }
     EMBEDDED_DATABASE = True
-DATABASES["default"].setdefault("TEST", {})["NAME"] = env("DELLM_TEST_DB_NAME", default="test_dellm")
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Auth -------------------------------------------------------------------------------
@@ -157,7 +166,10 @@ OPENAI_API_KEY = env("OPENAI_API_KEY", default="")
 OPENAI_BASE_URL = env("OPENAI_BASE_URL", default="") or None
 _llm = env("DELLM_LLM", default="") or ("openai" if OPENAI_API_KEY else "local")
 DELLM_LLM = {
-    "local": {"BACKEND": "dellm_site.ai.local.LocalLLM", "OPTIONS": {"token_delay": env.float("DELLM_TOKEN_DELAY", default=0.0)}},
+    "local": {
+        "BACKEND": "dellm_site.ai.local.LocalLLM",
+        "OPTIONS": {"token_delay": env.float("DELLM_TOKEN_DELAY", default=0.0)},
+    },
     "openai": {
         "BACKEND": "dellm_site.ai.openai.OpenAILLM",
         "OPTIONS": {

@@ -1,0 +1,1 @@
+"""Database engines of DeLLM."""
