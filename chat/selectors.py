@@ -2,19 +2,25 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.db.models import QuerySet
 
 from dellm_site.errors import NotFound
+from dellm_site.types import AnyId
 
 from .models import Conversation, Message
 
+if TYPE_CHECKING:
+    from dellm_site.types import User
 
-def conversation_list(*, user) -> QuerySet[Conversation]:
+
+def conversation_list(*, user: User) -> QuerySet[Conversation]:
     """The user's conversations, most recently active first."""
     return Conversation.objects.for_user(user)
 
 
-def conversation_get(*, user, conversation_id) -> Conversation:
+def conversation_get(*, user: User, conversation_id: AnyId) -> Conversation:
     """One of the user's conversations; anyone else's, or a missing one, is a 404."""
     try:
         return Conversation.objects.for_user(user).get(pk=int(conversation_id))
@@ -22,13 +28,13 @@ def conversation_get(*, user, conversation_id) -> Conversation:
         raise NotFound("Conversation not found.") from None
 
 
-def message_list(*, user, conversation_id) -> QuerySet[Message]:
+def message_list(*, user: User, conversation_id: AnyId) -> QuerySet[Message]:
     """The messages of one of the user's conversations, oldest first."""
     conversation = conversation_get(user=user, conversation_id=conversation_id)
     return Message.objects.filter(conversation=conversation, owner=user).order_by("node_ptr_id")
 
 
-def message_get(*, user, message_id) -> Message:
+def message_get(*, user: User, message_id: AnyId) -> Message:
     """One of the user's messages; anyone else's, or a missing one, is a 404."""
     try:
         return Message.objects.for_user(user).get(pk=int(message_id))

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.db import transaction
 
 from dellm_site.errors import ApplicationError
+from dellm_site.types import AnyId
 
 from .models import Conversation
 from .selectors import conversation_get
+
+if TYPE_CHECKING:
+    from dellm_site.types import User
 
 TITLE_LENGTH = 60
 
@@ -18,7 +24,7 @@ def conversation_title_from(content: str) -> str:
 
 
 @transaction.atomic
-def conversation_create(*, user, title: str = "") -> Conversation:
+def conversation_create(*, user: User, title: str = "") -> Conversation:
     """Start a new conversation for the user."""
     title = (title or "").strip()
     if len(title) > 200:
@@ -27,7 +33,9 @@ def conversation_create(*, user, title: str = "") -> Conversation:
 
 
 @transaction.atomic
-def conversation_for_client(*, user, token=None, conversation_id=None, client_user=None) -> Conversation:
+def conversation_for_client(
+    *, user: User, token: object | None = None, conversation_id: AnyId | None = None, client_user: str | None = None
+) -> Conversation:
     """The conversation an OpenAI-compatible client is talking in: the one named by id, else the
     one keyed by the client's ``user`` field, else the token's own (created on first use)."""
     if conversation_id not in (None, ""):

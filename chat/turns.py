@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.db import transaction
@@ -16,6 +17,7 @@ from django.utils import timezone
 from dellm_site.ai.llm import get_llm
 from dellm_site.ai.prompts import Prompt
 from dellm_site.errors import ApplicationError
+from dellm_site.types import AnyId
 from dellm_site.validation import text_validate
 from memory.graph import edges_record
 from memory.models import Node
@@ -29,6 +31,9 @@ from provenance.selectors import preview_data
 from .models import Conversation, Message, Role
 from .selectors import conversation_get
 from .services import conversation_title_from
+
+if TYPE_CHECKING:
+    from dellm_site.types import User
 
 # The same rules on every transport: REST, websocket and the OpenAI-compatible endpoint.
 message_validate = text_validate
@@ -90,7 +95,7 @@ def _reply_store(*, user, conversation: Conversation, content: str, context_ids:
     return reply
 
 
-def message_post_stream(*, user, conversation_id, content) -> Iterator[ChatEvent]:
+def message_post_stream(*, user: User, conversation_id: AnyId, content: object) -> Iterator[ChatEvent]:
     """Post a user message and stream the reply. Stores the user message first, retrieves the
     context, streams the LLM's answer, then stores the reply and one edge from every context
     item (the user message included) in one transaction."""
@@ -132,7 +137,7 @@ class PostResult:
         return iter((self.user_message, self.reply, self.context))
 
 
-def message_post(*, user, conversation_id, content) -> PostResult:
+def message_post(*, user: User, conversation_id: AnyId, content: object) -> PostResult:
     """Post a message and wait for the whole reply (or the forget preview it turned out to be)."""
     result = PostResult()
     for event in message_post_stream(user=user, conversation_id=conversation_id, content=content):

@@ -7,7 +7,7 @@ from django.conf import settings
 from dellm_site.errors import ApplicationError
 
 
-def text_validate(*, content) -> str:
+def text_validate(*, content: object) -> str:
     """The text, stripped; empty, non-text or over-long input is refused with a clear error."""
     if not isinstance(content, str):
         raise ApplicationError("content must be a string.", code="invalid")

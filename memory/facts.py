@@ -6,6 +6,8 @@ exists at that moment (the source is locked), so nothing derived from a forgotte
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.db import transaction
 
 from dellm_site.ai.llm import get_llm
@@ -17,6 +19,9 @@ from .extraction import states_facts
 from .graph import context_ids, edges_record
 from .models import DerivedStatus, Fact, Node
 from .tasks import embed_node
+
+if TYPE_CHECKING:
+    from dellm_site.types import User
 
 
 def sources_lock(ids: list[int]) -> set[int]:
@@ -64,7 +69,7 @@ def facts_extract(*, message_id: int, rebuild_of: int | None = None, after_versi
         return facts
 
 
-def fact_rectify(*, user, fact_id: int, content: str) -> Fact:
+def fact_rectify(*, user: User, fact_id: int, content: str) -> Fact:
     """Rectify: the user's correction supersedes the fact. The old one keeps its history but is
     never given to the LLM again; the new one keeps the same sources; nothing is erased."""
     content = text_validate(content=content)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from django.conf import settings
@@ -11,6 +12,9 @@ from pgvector.django import CosineDistance
 from dellm_site.ai.embedding import get_embedder
 
 from .models import Embedding, Node
+
+if TYPE_CHECKING:
+    from dellm_site.types import User
 
 
 @dataclass(frozen=True)
@@ -21,7 +25,7 @@ class ScoredNode:
 
 def context_retrieve(
     *,
-    user,
+    user: User,
     query_vector: np.ndarray,
     exclude_ids: set[int] | frozenset[int] = frozenset(),
     top_k: int | None = None,
@@ -45,6 +49,6 @@ def context_retrieve(
     return [ScoredNode(node=row.node, score=1.0 - float(row.distance)) for row in rows]
 
 
-def context_for(*, user, text: str, exclude_ids: set[int] | frozenset[int] = frozenset()) -> list[ScoredNode]:
+def context_for(*, user: User, text: str, exclude_ids: set[int] | frozenset[int] = frozenset()) -> list[ScoredNode]:
     """context(m) minus the user message itself: the user's stored items most similar to ``text``."""
     return context_retrieve(user=user, query_vector=get_embedder().embed_one(text), exclude_ids=exclude_ids)

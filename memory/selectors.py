@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from dellm_site.errors import NotFound
 
 from .graph import context_ids
 from .models import Fact, Node, Summary
 
+if TYPE_CHECKING:
+    from dellm_site.types import User
+
 EXCERPT_LENGTH = 140
 
 
-def node_summaries(*, user, node_ids: Iterable[int]) -> dict[str, dict]:
+def node_summaries(*, user: User, node_ids: Iterable[int]) -> dict[str, dict]:
     """Short descriptions of the user's nodes (kind, role, conversation, excerpt), keyed by id."""
     nodes = Node.objects.for_user(user).filter(pk__in=set(node_ids)).select_related("message")
     out = {}
@@ -45,7 +49,7 @@ def _summary_row(summary: Summary, sources: list[int]) -> dict:
             "derivation": summary.derivation, "rebuilt_at": summary.rebuilt_at}
 
 
-def memory_overview(*, user) -> dict:
+def memory_overview(*, user: User) -> dict:
     """The Memory panel: the user's facts (with history) and summaries, with their sources."""
     facts = list(Fact.objects.filter(owner=user).order_by("-pk"))
     summaries = list(Summary.objects.filter(owner=user).order_by("-pk"))
@@ -56,7 +60,7 @@ def memory_overview(*, user) -> dict:
     }
 
 
-def fact_detail(*, user, fact_id: int) -> dict:
+def fact_detail(*, user: User, fact_id: int) -> dict:
     """One of the user's facts as the Memory panel shows it; anyone else's is a 404."""
     fact = Fact.objects.filter(owner=user, pk=fact_id).first()
     if fact is None:
@@ -64,7 +68,7 @@ def fact_detail(*, user, fact_id: int) -> dict:
     return _fact_row(fact, context_ids(node_ids=[fact.pk])[fact.pk])
 
 
-def message_conversations(*, user, node_ids: Iterable[int]) -> dict[int, int]:
+def message_conversations(*, user: User, node_ids: Iterable[int]) -> dict[int, int]:
     """For those of ``node_ids`` that are the user's messages: their conversation id."""
     return dict(
         Node.objects.for_user(user).filter(pk__in=set(node_ids)).exclude(message=None)
@@ -72,7 +76,7 @@ def message_conversations(*, user, node_ids: Iterable[int]) -> dict[int, int]:
     )
 
 
-def conversation_titles(*, user) -> dict[int, str]:
+def conversation_titles(*, user: User) -> dict[int, str]:
     """The titles of the user's summarised conversations (a placeholder for an untitled one)."""
     rows = Summary.objects.filter(owner=user).values_list("conversation_id", "conversation__title").distinct()
     return {pk: title or f"Conversation {pk}" for pk, title in rows}

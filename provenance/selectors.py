@@ -12,14 +12,19 @@ import uuid
 from collections import defaultdict, deque
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from django.db import connection
 from django.db.models import QuerySet
 
 from dellm_site.errors import NotFound
+from dellm_site.types import RequestId
 from memory.selectors import node_summaries
 
 from .models import DeletionRequest, DeletionStatus
+
+if TYPE_CHECKING:
+    from dellm_site.types import User
 
 _DEP_SQL = """
 WITH RECURSIVE dep(id) AS (
@@ -44,7 +49,7 @@ class DepEntry:
     path: list[int]  # from a seed to this node, seed first
 
 
-def dep_ids(*, user, seeds: Iterable[int]) -> set[int]:
+def dep_ids(*, user: User, seeds: Iterable[int]) -> set[int]:
     """Dep(M): the seeds the user owns and every node reachable from them."""
     seeds = list({int(s) for s in seeds})
     if not seeds:
@@ -54,7 +59,7 @@ def dep_ids(*, user, seeds: Iterable[int]) -> set[int]:
         return {row[0] for row in cursor.fetchall()}
 
 
-def dep_explained(*, user, seeds: Iterable[int], max_depth: int | None = None) -> dict[int, DepEntry]:
+def dep_explained(*, user: User, seeds: Iterable[int], max_depth: int | None = None) -> dict[int, DepEntry]:
     """Dep(M) with, for each member, its distance from M and one shortest path from a seed.
     With ``max_depth`` = k, only members within k edges of a seed are returned."""
     seeds = {int(s) for s in seeds}
@@ -82,19 +87,19 @@ def dep_explained(*, user, seeds: Iterable[int], max_depth: int | None = None) -
     return found
 
 
-def node_influence(*, user, node_id: int) -> list[DepEntry]:
+def node_influence(*, user: User, node_id: int) -> list[DepEntry]:
     """Every node that ``node_id`` influenced, directly or through others (Dep minus itself),
     nearest first, each with the shortest path from ``node_id``."""
     entries = dep_explained(user=user, seeds=[node_id])
     return sorted((e for e in entries.values() if e.id != node_id), key=lambda e: (e.depth, e.id))
 
 
-def deletion_request_list(*, user) -> QuerySet[DeletionRequest]:
+def deletion_request_list(*, user: User) -> QuerySet[DeletionRequest]:
     """The user's forget requests, newest first."""
     return DeletionRequest.objects.filter(owner=user).order_by("-created_at")
 
 
-def deletion_request_get(*, user, request_id, lock: bool = False) -> DeletionRequest:
+def deletion_request_get(*, user: User, request_id: RequestId, lock: bool = False) -> DeletionRequest:
     """One of the user's forget requests (locked for update if asked); anyone else's is a 404."""
     try:
         request_uuid = uuid.UUID(str(request_id))

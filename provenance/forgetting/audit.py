@@ -7,10 +7,14 @@ import hashlib
 import hmac
 from collections.abc import Iterable
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 
 from ..models import AuditRecord, DeletionRequest, DeletionStatus
+
+if TYPE_CHECKING:
+    from dellm_site.types import User
 
 
 def _audit_key() -> bytes:
@@ -18,7 +22,7 @@ def _audit_key() -> bytes:
     return key.encode()
 
 
-def pseudonym(kind: str, value) -> str:
+def pseudonym(kind: str, value: object) -> str:
     """A keyed hash that lets an auditor link entries without learning ids or content."""
     return hmac.new(_audit_key(), f"{kind}:{value}".encode(), hashlib.sha256).hexdigest()[:20]
 
@@ -27,7 +31,7 @@ def node_refs(ids: Iterable[int]) -> list[str]:
     return [pseudonym("node", pk) for pk in sorted(ids)]
 
 
-def audit_open(*, request: DeletionRequest, user) -> AuditRecord:
+def audit_open(*, request: DeletionRequest, user: User) -> AuditRecord:
     """The evidence written, and committed, before anything is deleted."""
     return AuditRecord.objects.create(
         request_id=request.pk,

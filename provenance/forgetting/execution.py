@@ -12,6 +12,7 @@ import time
 from django.db import transaction
 from django.db.models import Q
 
+from dellm_site.types import RequestId
 from memory.graph import context_ids
 from memory.models import DerivedStatus, Edge, Embedding, Fact, Node, NodeKind, Summary
 
@@ -84,7 +85,7 @@ def _derived_to_rebuild(*, ids: set[int], named: set[int]) -> list[dict]:
     return out
 
 
-def execute(request_pk) -> None:
+def execute(request_pk: RequestId) -> None:
     """Wipe the confirmed set of an executing request in one transaction, then queue the rebuilds."""
     started = time.monotonic()
     with transaction.atomic():
@@ -125,7 +126,7 @@ def _after_wipe(*, request_pk, derived: list[dict]) -> None:
     vacuum_after_forget.delay()
 
 
-def rebuild_finished(*, request_pk, old_id: int, entry: dict) -> None:
+def rebuild_finished(*, request_pk: RequestId, old_id: int, entry: dict) -> None:
     """Record a rebuild's outcome on the manifest; once none is pending, check the rebuilt
     records for the deleted content and drop the request's working text."""
     with transaction.atomic():

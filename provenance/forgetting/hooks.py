@@ -13,8 +13,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from django.dispatch import Signal
+
+from dellm_site.types import AnyId
+
+if TYPE_CHECKING:
+    from dellm_site.types import User
 
 erasure_pending = Signal()
 residue_scan = Signal()
@@ -32,12 +38,12 @@ def scope_names() -> tuple[str, ...]:
     return tuple(sorted(_scopes))
 
 
-def scope_resolve(*, name: str, user, scope_id) -> list[int]:
+def scope_resolve(*, name: str, user: User, scope_id: AnyId) -> list[int]:
     """The node ids in one scope of the user's (NotFound if it is not theirs)."""
     return list(_scopes[name](user=user, scope_id=scope_id))
 
 
-def erasure_run(*, user, node_ids: set[int], scope: tuple[str, int] | None, wipe: Callable[[], dict]) -> dict:
+def erasure_run(*, user: User, node_ids: set[int], scope: tuple[str, int] | None, wipe: Callable[[], dict]) -> dict:
     """Tell the participants, wipe, let them finish; returns the wipe's counts plus theirs."""
     finishers = [
         response
@@ -51,6 +57,6 @@ def erasure_run(*, user, node_ids: set[int], scope: tuple[str, int] | None, wipe
     return counts
 
 
-def residue_count(*, user, terms: list[str]) -> int:
+def residue_count(*, user: User, terms: list[str]) -> int:
     """Hits for ``terms`` in the participants' own stores."""
     return sum(int(r or 0) for _, r in residue_scan.send(sender=__name__, user=user, terms=terms))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from django.contrib.postgres.search import SearchQuery, SearchRank, SearchVector
 from pgvector.django import CosineDistance
@@ -12,6 +13,9 @@ from memory.embeddings import text_embed
 from memory.models import Embedding, Node
 
 from .hooks import scope_resolve
+
+if TYPE_CHECKING:
+    from dellm_site.types import User
 
 # "conversation" is a scope: the chat app registers which items a conversation holds (hooks.py).
 # "account" names everything the user owns (account deletion); the public API does not offer it.
@@ -52,7 +56,7 @@ def _keyword_matches(*, user, text: str) -> dict[int, Match]:
 
 def match(
     *,
-    user,
+    user: User,
     mode: str,
     query: str = "",
     message_ids: list[int] | None = None,

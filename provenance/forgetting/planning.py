@@ -6,11 +6,16 @@ items to keep); the confirmed set is recomputed at execution so replies written 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from memory.models import Node, NodeKind
 
 from ..models import DeletionRequest
 from ..selectors import dep_explained
 from .matching import NAMING_REASONS, Match
+
+if TYPE_CHECKING:
+    from dellm_site.types import User
 
 DERIVED_KINDS = (NodeKind.SUMMARY, NodeKind.FACT)
 
@@ -34,7 +39,7 @@ def explanation(path: list[int], nodes: dict[int, Node]) -> str:
     return steps[0] + " in its context" + "".join(f", and {s}" for s in steps[1:])
 
 
-def plan(*, user, matched: dict[int, Match], depth: int | None) -> dict:
+def plan(*, user: User, matched: dict[int, Match], depth: int | None) -> dict:
     """The preview's content: matched, tainted (with shortest path and explanation), derived."""
     dep = dep_explained(user=user, seeds=matched.keys(), max_depth=depth)
     nodes = Node.objects.select_related("message").in_bulk(list(dep))
@@ -62,7 +67,7 @@ def plan_ids(the_plan: dict) -> set[int]:
     return {e["id"] for e in the_plan["matched"]} | {e["id"] for e in the_plan["tainted"]}
 
 
-def closure(*, user, request: DeletionRequest) -> set[int]:
+def closure(*, user: User, request: DeletionRequest) -> set[int]:
     """The confirmed set, as of now: Dep(M) (within the chosen depth) minus what the user keeps."""
     seeds = {e["id"] for e in request.plan.get("matched", [])}
     members = set(dep_explained(user=user, seeds=seeds, max_depth=request.depth))

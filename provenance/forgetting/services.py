@@ -8,12 +8,14 @@ from __future__ import annotations
 import time
 import uuid
 from datetime import timedelta
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
 from dellm_site.errors import ApplicationError
+from dellm_site.types import RequestId
 from memory.embeddings import text_embed
 from memory.models import Embedding, Node, NodeKind
 
@@ -25,6 +27,9 @@ from .intent import forget_request_target, is_vague
 from .matching import MODES, TEXT_MODES, VECTOR_MODES, Match, match
 from .planning import closure, plan, plan_ids
 from .verification import verify
+
+if TYPE_CHECKING:
+    from dellm_site.types import User
 
 MAX_STORED_VECTORS = 200
 
@@ -78,7 +83,7 @@ def _expire(request: DeletionRequest) -> None:
     request.save(update_fields=["status", "working"])
 
 
-def forget_cancel(*, user, request_id) -> None:
+def forget_cancel(*, user: User, request_id: RequestId) -> None:
     """Abandon a preview: it can no longer be confirmed and its working text is dropped now."""
     with transaction.atomic():
         request = deletion_request_get(user=user, request_id=request_id, lock=True)
@@ -89,7 +94,7 @@ def forget_cancel(*, user, request_id) -> None:
 @transaction.atomic
 def forget_preview(
     *,
-    user,
+    user: User,
     mode: str,
     query: str = "",
     message_ids: list[int] | None = None,
@@ -133,7 +138,7 @@ def forget_preview(
     )
 
 
-def forget_confirm(*, user, request_id, keep: list[int] | None = None) -> dict:
+def forget_confirm(*, user: User, request_id: RequestId, keep: list[int] | None = None) -> dict:
     """Execute a previewed deletion and return its manifest. Idempotent: confirming again
     returns the same manifest; an interrupted execution is resumed."""
     expired = False

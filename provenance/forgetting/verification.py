@@ -4,6 +4,7 @@ the request (its manifest, the audit record) with what the scan found."""
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.contrib.postgres.search import SearchQuery, SearchVector
@@ -13,12 +14,16 @@ from django.utils import timezone
 from pgvector.django import CosineDistance
 
 from dellm_site.errors import ApplicationError
+from dellm_site.types import RequestId
 from memory.models import Edge, Embedding, Node
 
 from ..manifest import Manifest, Verification
 from ..models import DeletionRequest, DeletionStatus
 from .audit import audit_completed
 from .hooks import residue_count
+
+if TYPE_CHECKING:
+    from dellm_site.types import User
 
 CHECKED_STORES = ["messages", "embeddings", "edges", "summaries", "facts", "conversation_titles"]
 METHOD = (
@@ -31,7 +36,7 @@ METHOD = (
 
 def verification_scan(
     *,
-    user,
+    user: User,
     terms: list[str],
     vectors: list[list[float]],
     exclude: set[int] | frozenset[int] = frozenset(),
@@ -80,7 +85,7 @@ def rebuilds_finish(request: DeletionRequest, manifest: Manifest) -> None:
     request.working = {}
 
 
-def verify(request_pk) -> dict:
+def verify(request_pk: RequestId) -> dict:
     """Scan what survives a wiped request, complete its manifest and audit record; returns the manifest."""
     started = time.monotonic()
     with transaction.atomic():
