@@ -28,8 +28,8 @@ COPY . .
 
 # Static files at build time, in production mode (DJANGO_DEBUG=0 gives the manifest storage that
 # the running app expects). The SECRET_KEY and DATABASE_URL here are build-only placeholders:
-# a DATABASE_URL keeps settings from starting the embedded database, and collectstatic never
-# connects to it. Neither is kept in the image.
+# the image's database is always a DATABASE_URL service, and collectstatic never connects to it.
+# Neither is kept in the image.
 RUN DJANGO_DEBUG=0 \
     SECRET_KEY=build-only-collectstatic-not-a-secret \
     DATABASE_URL=postgres://build:build@127.0.0.1:5432/build \
