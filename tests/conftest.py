@@ -15,6 +15,8 @@ from django.contrib.auth import get_user_model
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from chat import services
+
 from tests.openai_stub import openai_stub  # noqa: F401  (fixture)
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -210,3 +212,8 @@ def rows_containing(needle: str) -> dict[str, int]:
             if count:
                 hits[f"{table}.{column}"] = count
     return hits
+
+
+def say(user, conversation, text: str):
+    """Post ``text`` as ``user`` through the chat service; returns (user_message, reply, context)."""
+    return services.message_post(user=user, conversation_id=conversation.pk, content=text)

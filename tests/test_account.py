@@ -9,13 +9,9 @@ from chat import services
 from chat.models import ApiToken, Conversation
 from memory.models import Node
 from provenance.models import AuditRecord
-from tests.conftest import rows_containing
+from tests.conftest import rows_containing, say
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def say(user, conversation, text):
-    return services.message_post(user=user, conversation_id=conversation.pk, content=text)
 
 
 @pytest.fixture

@@ -8,12 +8,9 @@ from memory.derived import memory_overview
 from memory.models import DerivedStatus, Embedding, Fact, Summary, TaskRun
 from provenance import forget
 from provenance.models import Edge
+from tests.conftest import say
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def say(user, conversation, text):
-    return services.message_post(user=user, conversation_id=conversation.pk, content=text)
 
 
 def test_facts_and_summary_are_built_with_sources_and_versions(user, settings):

@@ -12,13 +12,9 @@ from memory.models import Embedding, Node
 from provenance import forget
 from provenance.models import AuditRecord, DeletionRequest, Edge
 from provenance.services import edges_record
-from tests.conftest import rows_containing
+from tests.conftest import rows_containing, say
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def say(user, conversation, text):
-    return services.message_post(user=user, conversation_id=conversation.pk, content=text)
 
 
 # --- recognising requests ----------------------------------------------------------------

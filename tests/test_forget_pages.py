@@ -4,12 +4,9 @@ import pytest
 
 from chat import services
 from provenance import forget
+from tests.conftest import say
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def say(user, conversation, text):
-    return services.message_post(user=user, conversation_id=conversation.pk, content=text)
 
 
 @pytest.fixture

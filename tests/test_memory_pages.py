@@ -12,12 +12,9 @@ from memory import derived
 from memory.models import DerivedStatus, Fact, Summary, TaskRun
 from provenance import forget
 from provenance.models import DeletionRequest
+from tests.conftest import say
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def say(user, conversation, text):
-    return services.message_post(user=user, conversation_id=conversation.pk, content=text)
 
 
 @pytest.fixture
