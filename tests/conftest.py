@@ -17,7 +17,8 @@ from rest_framework.test import APIClient
 
 from chat import services
 
-from tests.openai_stub import openai_stub  # noqa: F401  (fixture)
+# Fixture modules are registered as plugins so test modules can request their fixtures without importing them.
+pytest_plugins = ["tests.openai_stub"]
 
 ROOT = Path(__file__).resolve().parent.parent
 REDIS_URL = os.environ.get("DELLM_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")

@@ -13,7 +13,7 @@ from rest_framework.test import APIClient
 from chat.llm.base import ANSWER_INSTRUCTION, NO_CONTEXT_INSTRUCTION, LLMError, Prompt
 from chat.llm.openai import OpenAILLM
 from memory.embeddings import EmbeddingError, OpenAIEmbedder
-from tests.openai_stub import REPLY_PREFIX, openai_stub, stub_reply, stub_vector  # noqa: F401
+from tests.openai_stub import REPLY_PREFIX, stub_reply, stub_vector
 
 
 def _llm(stub, **kwargs) -> OpenAILLM:
