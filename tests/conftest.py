@@ -19,6 +19,8 @@ from chat import services
 
 # Fixture modules are registered as plugins so test modules can request their fixtures without importing them.
 pytest_plugins = ["tests.openai_stub"]
+# The browser helpers assert too; rewritten, their failures show the values like the tests' own asserts.
+pytest.register_assert_rewrite("tests.browser")
 
 ROOT = Path(__file__).resolve().parent.parent
 REDIS_URL = os.environ.get("DELLM_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
@@ -195,6 +197,32 @@ def stack_factory(transactional_db, redis_url):
 def live_stack(stack_factory):
     """Production-shaped stack: uvicorn web + a Celery worker process, both on Redis."""
     return stack_factory()
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items):
+    """Run the tests that use the shared browser last: once it starts, Playwright's event loop runs in this thread."""
+    items.sort(key=lambda item: "chromium" in getattr(item, "fixturenames", ()))
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    """One headless Debian Chromium for the whole session, so each browser test only opens a fresh context."""
+    from playwright.sync_api import sync_playwright
+
+    from tests.browser import CHROMIUM, CHROMIUM_ARGS, require_chromium
+
+    require_chromium()
+
+    # Playwright's sync API keeps its event loop running in this thread while it is up, so Django would refuse
+    # every ORM call meanwhile (fixture teardowns included); the browser tests run last for the same reason.
+    with pytest.MonkeyPatch.context() as patch, sync_playwright() as pw:
+        patch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
 
 
 def rows_containing(needle: str) -> dict[str, int]:
