@@ -3,7 +3,7 @@
 import pytest
 from django.conf import settings
 
-from chat.models import Conversation, Message
+from chat.models import Conversation
 from memory.models import Embedding, Node
 from provenance.models import Edge
 
