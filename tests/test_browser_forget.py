@@ -100,7 +100,9 @@ def test_forget_from_the_chat_composer(live_app, chromium):
         expect(page.locator("article.message.user", has_text="Where do I live?")).to_have_count(1)
         expect(page.locator("#messages")).not_to_contain_text("Lisbon")
         page.goto(first_url)
-        expect(page.locator(f'article.message[data-id="{sheldon_id}"]')).to_have_text(re.compile("I have a tortoise called Sheldon."))
+        expect(page.locator(f'article.message[data-id="{sheldon_id}"]')).to_have_text(
+            re.compile("I have a tortoise called Sheldon.")
+        )
         expect(page.locator(f'article.message[data-id="{lisbon_id}"]')).to_have_count(0)
         expect(page.locator("body")).not_to_contain_text("Lisbon")
 
@@ -169,7 +171,9 @@ def test_forget_search_message_action_and_delete_conversation(live_app, chromium
         # Delete conversation: everything in it goes, and the page says so.
         page.get_by_role("button", name="Delete conversation").click()
         expect(panel.locator("#forget-heading")).to_have_text("Delete conversation")
-        expect(panel.locator(f'.forget-item.matched[data-id="{green_id}"] .reason')).to_contain_text("in the conversation")
+        expect(panel.locator(f'.forget-item.matched[data-id="{green_id}"] .reason')).to_contain_text(
+            "in the conversation"
+        )
         panel.locator("#forget-confirm").click()
         expect(panel.locator("#forget-result")).to_contain_text("1 conversation", timeout=tb.REPLY_TIMEOUT_MS)
         expect(page.locator("article.message")).to_have_count(0)

@@ -155,7 +155,9 @@ def test_env_example_starts_the_app_in_production_mode():
         "import django; django.setup(); from django.conf import settings as s; "
         "print(s.DEBUG, s.DELLM_LLM['BACKEND'], s.DELLM_EMBEDDER['BACKEND'], s.CELERY_BROKER_URL)"
     )
-    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+    )
     assert result.returncode == 0, f"settings refuse .env.example:\n{result.stderr}"
     assert result.stdout.split() == [
         "False",

@@ -25,7 +25,9 @@ def _require_data(function):
     @functools.wraps(function)
     def wrapper(*args, **kwargs):
         if not HAVE_DATA:
-            pytest.fail(f"the shared benchmark data is not at {DATA}; set DELLM_EVAL_DATA_DIR (make test finds ../shared/data)")
+            pytest.fail(
+                f"the shared benchmark data is not at {DATA}; set DELLM_EVAL_DATA_DIR (make test finds ../shared/data)"
+            )
         return function(*args, **kwargs)
 
     return wrapper
