@@ -216,8 +216,7 @@ def chromium():
 
     require_chromium()
 
-    # Playwright's sync API keeps its event loop running in this thread while it is up, so Django would refuse
-    # every ORM call meanwhile (fixture teardowns included); the browser tests run last for the same reason.
+    # Playwright's sync API keeps its event loop running in this thread, where Django would then refuse ORM calls.
     with pytest.MonkeyPatch.context() as patch, sync_playwright() as pw:
         patch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
         browser = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
