@@ -1,4 +1,4 @@
-"""Shared fixtures: users, API clients, and live app processes (web server, Celery worker)."""
+"""Shared fixtures and helpers: users, API clients, live app processes (web server, Celery worker) and the browser."""
 
 from __future__ import annotations
 
@@ -15,7 +15,12 @@ from django.contrib.auth import get_user_model
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from tests.openai_stub import openai_stub  # noqa: F401  (fixture)
+from chat import turns
+
+# Fixture modules are registered as plugins so test modules can request their fixtures without importing them.
+pytest_plugins = ["tests.openai_stub"]
+# The browser helpers assert too; rewritten, their failures show the values like the tests' own asserts.
+pytest.register_assert_rewrite("tests.browser")
 
 ROOT = Path(__file__).resolve().parent.parent
 REDIS_URL = os.environ.get("DELLM_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
@@ -24,7 +29,7 @@ ARTIFACTS = ROOT / "test-artifacts"
 
 @pytest.fixture
 def make_user(db):
-    """Create users with usable passwords and API tokens."""
+    """Users with usable passwords and API tokens, for tests that sign in, call the API or need more than two users."""
 
     def make(username: str = "alice", password: str = "correct-horse-battery"):
         user = get_user_model().objects.create_user(username=username, password=password)
@@ -37,11 +42,13 @@ def make_user(db):
 
 @pytest.fixture
 def user(make_user):
+    """The user most tests act as."""
     return make_user("alice")
 
 
 @pytest.fixture
 def other_user(make_user):
+    """A second user, to show that one user's data never reaches another."""
     return make_user("mallory")
 
 
@@ -53,12 +60,13 @@ def client_for(user) -> APIClient:
 
 @pytest.fixture
 def api(user) -> APIClient:
-    """An API client authenticated with the first user's token."""
+    """An API client authenticated with the first user's token, for the REST endpoints."""
     return client_for(user)
 
 
 @pytest.fixture
 def other_api(other_user) -> APIClient:
+    """An API client with the second user's token, to show that the first user's data is refused to others."""
     return client_for(other_user)
 
 
@@ -134,7 +142,7 @@ def start_web(env: dict, log_name: str) -> tuple[AppProcess, str]:
 
 @pytest.fixture
 def live_app(transactional_db):
-    """The ASGI app served by uvicorn in its own process (in-memory layer, in-process tasks)."""
+    """The app in its own uvicorn process (in-memory layer, in-process tasks), for real HTTP and browser clients."""
     app, base = start_web(app_env(), "web.log")
     yield base
     app.stop()
@@ -142,7 +150,7 @@ def live_app(transactional_db):
 
 @pytest.fixture
 def redis_url():
-    """A clean Redis database for the broker and channel layer."""
+    """A clean Redis database for the broker and channel layer, so no test sees another's queued work."""
     import redis
 
     client = redis.Redis.from_url(REDIS_URL)
@@ -166,8 +174,7 @@ def start_worker(env: dict, log_name: str = "worker.log") -> AppProcess:
 
 @pytest.fixture
 def stack_factory(transactional_db, redis_url):
-    """Start production-shaped stacks: uvicorn web + Celery worker processes, both on Redis,
-    with extra environment (e.g. an OpenAI-compatible LLM). Everything is stopped afterwards."""
+    """Production-shaped stacks (uvicorn + Celery workers on Redis, extra environment such as an LLM), stopped after."""
     started: list[AppProcess] = []
 
     def make(**overrides) -> dict:
@@ -190,8 +197,33 @@ def stack_factory(transactional_db, redis_url):
 
 @pytest.fixture
 def live_stack(stack_factory):
-    """Production-shaped stack: uvicorn web + a Celery worker process, both on Redis."""
+    """The production-shaped stack (uvicorn web + a Celery worker, both on Redis) with the default environment."""
     return stack_factory()
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items):
+    """Run the tests that use the shared browser last: once it starts, Playwright's event loop runs in this thread."""
+    items.sort(key=lambda item: "chromium" in getattr(item, "fixturenames", ()))
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    """One headless Debian Chromium for the whole session, so each browser test only opens a fresh context."""
+    from playwright.sync_api import sync_playwright
+
+    from tests.browser import CHROMIUM, CHROMIUM_ARGS, require_chromium
+
+    require_chromium()
+
+    # Playwright's sync API keeps its event loop running in this thread, where Django would then refuse ORM calls.
+    with pytest.MonkeyPatch.context() as patch, sync_playwright() as pw:
+        patch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
 
 
 def rows_containing(needle: str) -> dict[str, int]:
@@ -210,3 +242,8 @@ def rows_containing(needle: str) -> dict[str, int]:
             if count:
                 hits[f"{table}.{column}"] = count
     return hits
+
+
+def say(user, conversation, text: str):
+    """Post ``text`` as ``user`` through the chat service; returns (user_message, reply, context)."""
+    return turns.message_post(user=user, conversation_id=conversation.pk, content=text)

@@ -444,7 +444,7 @@ class _Handler(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def openai_stub() -> Iterator[OpenAIStub]:
-    """A running OpenAI-compatible stub server, closed after the test."""
+    """A running OpenAI-compatible stub server, so the OpenAI backends are tested over real HTTP without a network."""
     stub = OpenAIStub()
     try:
         yield stub

@@ -14,55 +14,31 @@ import re
 
 import pytest
 
-from tests import test_browser as tb
+from tests import browser as tb
 
 pytestmark = pytest.mark.browser
 
 MATCHED_OR_TAINTED = re.compile(r"\b(matched|tainted)\b")
 
 
-def sign_up(page, base: str, username: str) -> None:
+def test_forget_from_the_chat_composer(live_app, chromium):
     from playwright.sync_api import expect
 
-    page.goto(f"{base}/accounts/signup/")
-    page.locator("#id_username").fill(username)
-    page.locator("#id_password1").fill("a-Long-forget-passphrase-42")
-    page.locator("#id_password2").fill("a-Long-forget-passphrase-42")
-    page.get_by_role("button", name="Sign up").click()
-    expect(page).to_have_url(f"{base}/")
-
-
-def say(page, text: str, replies: int, timeout: int = tb.REPLY_TIMEOUT_MS):
-    """Send ``text`` and wait until the page shows ``replies`` finished assistant replies."""
-    from playwright.sync_api import expect
-
-    tb.send(page, text)
-    expect(page.locator("article.message.assistant[data-id]:not(.streaming)")).to_have_count(replies, timeout=timeout)
-    expect(page.locator("#send")).to_be_enabled()
-    return page.locator("article.message.user", has_text=text).last
-
-
-def test_forget_from_the_chat_composer(live_app, monkeypatch):
-    tb.require_chromium()
-    from playwright.sync_api import expect
-
-    # Playwright's sync API keeps an event loop in this thread; the DB fixtures' teardown needs this.
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
     base = live_app
-    with tb.chromium_page() as (page, seen), tb.artifacts_on_failure(page, seen, "test_browser_forget"):
-        sign_up(page, base, "forgetful")
+    with tb.browser_page(chromium) as (page, seen), tb.artifacts_on_failure(page, seen, "test_browser_forget"):
+        tb.sign_up(page, base, "forgetful")
 
         # Conversation A: two facts about me.
         first_url = tb.new_conversation(page, base)
-        lisbon = say(page, "I live in Lisbon.", 1, timeout=tb.FIRST_REPLY_TIMEOUT_MS)
-        sheldon = say(page, "I have a tortoise called Sheldon.", 2)
+        lisbon = tb.say(page, "I live in Lisbon.", 1, timeout=tb.FIRST_REPLY_TIMEOUT_MS)
+        sheldon = tb.say(page, "I have a tortoise called Sheldon.", 2)
         lisbon_id, sheldon_id = lisbon.get_attribute("data-id"), sheldon.get_attribute("data-id")
         assert lisbon_id.isdigit() and sheldon_id.isdigit()
         first_id = re.search(r"/c/(\d+)/$", first_url).group(1)
 
         # Conversation B: the answer is built from conversation A.
         second_url = tb.new_conversation(page, base, previous_url=first_url)
-        question = say(page, "Where do I live?", 1)
+        question = tb.say(page, "Where do I live?", 1)
         answer = tb.finished_reply(page)
         expect(answer.locator(".content")).to_contain_text("Lisbon")
         answer_id = answer.get_attribute("data-id")
@@ -124,7 +100,9 @@ def test_forget_from_the_chat_composer(live_app, monkeypatch):
         expect(page.locator("article.message.user", has_text="Where do I live?")).to_have_count(1)
         expect(page.locator("#messages")).not_to_contain_text("Lisbon")
         page.goto(first_url)
-        expect(page.locator(f'article.message[data-id="{sheldon_id}"]')).to_have_text(re.compile("I have a tortoise called Sheldon."))
+        expect(page.locator(f'article.message[data-id="{sheldon_id}"]')).to_have_text(
+            re.compile("I have a tortoise called Sheldon.")
+        )
         expect(page.locator(f'article.message[data-id="{lisbon_id}"]')).to_have_count(0)
         expect(page.locator("body")).not_to_contain_text("Lisbon")
 
@@ -145,17 +123,15 @@ def test_forget_from_the_chat_composer(live_app, monkeypatch):
         assert not seen["errors"], f"uncaught errors in the page: {seen['errors']}"
 
 
-def test_forget_search_message_action_and_delete_conversation(live_app, monkeypatch):
-    tb.require_chromium()
+def test_forget_search_message_action_and_delete_conversation(live_app, chromium):
     from playwright.sync_api import expect
 
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
     base = live_app
-    with tb.chromium_page() as (page, seen), tb.artifacts_on_failure(page, seen, "test_browser_forget_actions"):
-        sign_up(page, base, "tidy_user")
+    with tb.browser_page(chromium) as (page, seen), tb.artifacts_on_failure(page, seen, "test_browser_forget_actions"):
+        tb.sign_up(page, base, "tidy_user")
         tb.new_conversation(page, base)
-        cat = say(page, "My cat is called Tom.", 1, timeout=tb.FIRST_REPLY_TIMEOUT_MS)
-        green = say(page, "My favourite colour is green.", 2)
+        cat = tb.say(page, "My cat is called Tom.", 1, timeout=tb.FIRST_REPLY_TIMEOUT_MS)
+        green = tb.say(page, "My favourite colour is green.", 2)
         cat_id, green_id = cat.get_attribute("data-id"), green.get_attribute("data-id")
         panel = page.locator("aside#forget")
 
@@ -195,7 +171,9 @@ def test_forget_search_message_action_and_delete_conversation(live_app, monkeypa
         # Delete conversation: everything in it goes, and the page says so.
         page.get_by_role("button", name="Delete conversation").click()
         expect(panel.locator("#forget-heading")).to_have_text("Delete conversation")
-        expect(panel.locator(f'.forget-item.matched[data-id="{green_id}"] .reason')).to_contain_text("in the conversation")
+        expect(panel.locator(f'.forget-item.matched[data-id="{green_id}"] .reason')).to_contain_text(
+            "in the conversation"
+        )
         panel.locator("#forget-confirm").click()
         expect(panel.locator("#forget-result")).to_contain_text("1 conversation", timeout=tb.REPLY_TIMEOUT_MS)
         expect(page.locator("article.message")).to_have_count(0)

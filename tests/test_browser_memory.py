@@ -16,8 +16,7 @@ import threading
 import pytest
 from django.db import connections
 
-from tests import test_browser as tb
-from tests.test_browser_forget import say, sign_up
+from tests import browser as tb
 
 pytestmark = pytest.mark.browser
 
@@ -49,19 +48,16 @@ def in_thread(fn):
     return out.get("value")
 
 
-def test_memory_page_correct_and_erase_facts(live_app, monkeypatch):
-    tb.require_chromium()
+def test_memory_page_correct_and_erase_facts(live_app, chromium):
     from playwright.sync_api import expect
 
-    # Playwright's sync API keeps an event loop in this thread; the DB fixtures' teardown needs this.
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
     base = live_app
-    with tb.chromium_page() as (page, seen), tb.artifacts_on_failure(page, seen, "test_browser_memory"):
-        sign_up(page, base, "rememberer")
+    with tb.browser_page(chromium) as (page, seen), tb.artifacts_on_failure(page, seen, "test_browser_memory"):
+        tb.sign_up(page, base, "rememberer")
         conversation_url = tb.new_conversation(page, base)
         conversation_id = re.search(r"/c/(\d+)/$", conversation_url).group(1)
-        lisbon_id = say(page, "I live in Lisbon.", 1, timeout=tb.FIRST_REPLY_TIMEOUT_MS).get_attribute("data-id")
-        sheldon_id = say(page, "I have a tortoise called Sheldon.", 2).get_attribute("data-id")
+        lisbon_id = tb.say(page, "I live in Lisbon.", 1, timeout=tb.FIRST_REPLY_TIMEOUT_MS).get_attribute("data-id")
+        sheldon_id = tb.say(page, "I have a tortoise called Sheldon.", 2).get_attribute("data-id")
 
         # Memory lists both facts, each linked to the message it came from.
         page.locator("#nav-memory").click()
@@ -140,20 +136,18 @@ def test_memory_page_correct_and_erase_facts(live_app, monkeypatch):
         assert not seen["errors"], f"uncaught errors in the page: {seen['errors']}"
 
 
-def test_memory_page_follows_a_rebuild_after_a_deletion(live_app, monkeypatch):
-    tb.require_chromium()
+def test_memory_page_follows_a_rebuild_after_a_deletion(live_app, chromium):
     from playwright.sync_api import expect
 
     from provenance.models import DeletionRequest
 
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
     base = live_app
-    with tb.chromium_page() as (page, seen), tb.artifacts_on_failure(page, seen, "test_browser_memory_rebuild"):
-        sign_up(page, base, "rebuilder")
+    with tb.browser_page(chromium) as (page, seen), tb.artifacts_on_failure(page, seen, "test_browser_memory_rebuild"):
+        tb.sign_up(page, base, "rebuilder")
         conversation_url = tb.new_conversation(page, base)
-        say(page, "I live in Lisbon.", 1, timeout=tb.FIRST_REPLY_TIMEOUT_MS)
-        say(page, "I have a tortoise called Sheldon.", 2)
-        baker = say(page, "I work as a baker.", 3)  # the third message: the conversation is summarised
+        tb.say(page, "I live in Lisbon.", 1, timeout=tb.FIRST_REPLY_TIMEOUT_MS)
+        tb.say(page, "I have a tortoise called Sheldon.", 2)
+        baker = tb.say(page, "I work as a baker.", 3)  # the third message: the conversation is summarised
         baker_id = baker.get_attribute("data-id")
 
         page.locator("#nav-memory").click()

@@ -77,7 +77,9 @@ def test_posted_reply_edges_equal_its_context(user, other_user):
     turns.message_post(user=other_user, conversation_id=other_conversation.pk, content="I live in Lisbon.")
 
     question = services.conversation_create(user=user)
-    user_message, reply, context = turns.message_post(user=user, conversation_id=question.pk, content="Where do I live?")
+    user_message, reply, context = turns.message_post(
+        user=user, conversation_id=question.pk, content="Where do I live?"
+    )
     assert context[0] == user_message.pk
     retrieved = context[1:]
     assert 1 <= len(retrieved) <= 5
@@ -86,7 +88,10 @@ def test_posted_reply_edges_equal_its_context(user, other_user):
     assert edges == context
     # Every retrieved item passes the threshold, and nothing left out scores higher than what was kept.
     q = get_embedder().embed_one("Where do I live?")
-    scores = {e.node_id: float(np.dot(q, np.asarray(e.vector))) for e in Embedding.objects.filter(owner=user).exclude(node__in=[user_message, reply])}
+    scores = {
+        e.node_id: float(np.dot(q, np.asarray(e.vector)))
+        for e in Embedding.objects.filter(owner=user).exclude(node__in=[user_message, reply])
+    }
     assert all(scores[i] >= 0.25 for i in retrieved)
     left_out = [s for i, s in scores.items() if i not in retrieved]
     assert not left_out or max(left_out) <= min(scores[i] for i in retrieved) + 1e-6

@@ -2,17 +2,14 @@
 
 import pytest
 
-from chat import services, turns
+from chat import services
 from chat.models import Message
 from memory.models import DerivedStatus, Edge, Embedding, Fact, Summary, TaskRun
 from memory.selectors import memory_overview
 from provenance.forgetting import services as forget
+from tests.conftest import say
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def say(user, conversation, text):
-    return turns.message_post(user=user, conversation_id=conversation.pk, content=text)
 
 
 def test_facts_and_summary_are_built_with_sources_and_versions(user, settings):
@@ -53,7 +50,9 @@ def test_reply_that_used_a_derived_fact_is_tainted_and_deleted(user):
     manifest = forget.forget_confirm(user=user, request_id=preview.pk)
     assert not Fact.objects.filter(pk=fact.pk).exists() and not Message.objects.filter(pk=asked.reply.pk).exists()
     assert manifest["deleted"]["facts"] == 1
-    assert manifest["rebuilt"] == [{"id": fact.pk, "kind": "fact", "status": "dropped", "version": 1, "reason": "no surviving sources"}]
+    assert manifest["rebuilt"] == [
+        {"id": fact.pk, "kind": "fact", "status": "dropped", "version": 1, "reason": "no surviving sources"}
+    ]
     assert not Fact.objects.filter(owner=user, content__icontains="Lisbon").exists()
 
 
@@ -90,7 +89,10 @@ def test_rectify_supersedes_without_erasing(api, user):
     fact.refresh_from_db()
     assert fact.status == "superseded" and not fact.retrievable and fact.content == "Lives in Lisbon."
     memory = api.get("/api/memory/").json()
-    assert {(f["content"], f["status"]) for f in memory["facts"]} == {("Lives in Lisbon.", "superseded"), ("Lives in Porto.", "active")}
+    assert {(f["content"], f["status"]) for f in memory["facts"]} == {
+        ("Lives in Lisbon.", "superseded"),
+        ("Lives in Porto.", "active"),
+    }
     # The superseded fact never enters a context again; the correction does.
     c2 = services.conversation_create(user=user)
     asked = say(user, c2, "Where do I live?")
@@ -106,7 +108,8 @@ def test_another_users_memory_is_invisible(api, other_api, user, other_user):
     say(user, c1, "I live in Lisbon.")
     fact = Fact.objects.get(owner=user)
     assert other_api.get("/api/memory/").json() == {"facts": [], "summaries": []}
-    assert other_api.post(f"/api/memory/facts/{fact.pk}/rectify/", {"content": "hacked"}, format="json").status_code == 404
+    response = other_api.post(f"/api/memory/facts/{fact.pk}/rectify/", {"content": "hacked"}, format="json")
+    assert response.status_code == 404
     fact.refresh_from_db()
     assert fact.status == "active"
 
@@ -132,7 +135,9 @@ def test_rebuilt_facts_keep_counting_versions_and_corrections_are_not_re_derived
     assert sorted(Fact.objects.filter(owner=user).values_list("content", flat=True)) == [
         "Has a tortoise called Sheldon.", "Lives in Lisbon."
     ]  # the surviving fact is not duplicated
-    corrected = fact_rectify(user=user, fact_id=Fact.objects.get(owner=user, content="Lives in Lisbon.").pk, content="Lives in Porto.")
+    corrected = fact_rectify(
+        user=user, fact_id=Fact.objects.get(owner=user, content="Lives in Lisbon.").pk, content="Lives in Porto."
+    )
     preview = forget.forget_preview(user=user, mode="keyword", query="Porto")
     manifest = forget.forget_confirm(user=user, request_id=preview.pk)
     entry = next(r for r in manifest["rebuilt"] if r["id"] == corrected.pk)

@@ -41,11 +41,15 @@ def test_worker_builds_and_rebuilds_facts_and_summaries(stack_factory, user):
     lisbon = api.say(c1, "I live in Lisbon.")["user_message"]["id"]
     api.say(c1, "I have a tortoise called Sheldon.")
     api.say(c1, "I work as a nurse.")
-    old = wait_for(lambda: Summary.objects.filter(conversation_id=c1, status=DerivedStatus.ACTIVE).first(), what="a summary")
+    old = wait_for(
+        lambda: Summary.objects.filter(conversation_id=c1, status=DerivedStatus.ACTIVE).first(), what="a summary"
+    )
     wait_for(lambda: Fact.objects.filter(owner=user).count() == 3, what="three facts")
     assert "Lisbon" in old.content
 
-    preview = api.http.post("/api/forget/preview/", json={"mode": "natural", "query": "Forget that I live in Lisbon"}).json()
+    preview = api.http.post(
+        "/api/forget/preview/", json={"mode": "natural", "query": "Forget that I live in Lisbon"}
+    ).json()
     assert lisbon in {e["id"] for e in preview["matched"]}
     manifest = api.http.post(f"/api/forget/{preview['request_id']}/confirm/", json={}).json()
     assert manifest["status"] == "completed"
@@ -60,7 +64,10 @@ def test_worker_builds_and_rebuilds_facts_and_summaries(stack_factory, user):
     new = Summary.objects.get(pk=summary_entry["new_ids"][0])
     assert new.version == old.version + 1 and new.derivation["rebuild_of"] == old.pk
     assert "Lisbon" not in new.content and "Sheldon" in new.content and "nurse" in new.content
-    assert {f.content for f in Fact.objects.filter(owner=user)} == {"Has a tortoise called Sheldon.", "Works as a nurse."}
+    assert {f.content for f in Fact.objects.filter(owner=user)} == {
+        "Has a tortoise called Sheldon.",
+        "Works as a nurse.",
+    }
     assert final["verification"]["residual_hits"] == 0 and final["timings"]["time_to_completion_s"] > 0
     assert "derived_rebuild_task" in stack["worker"].output()
 
@@ -78,7 +85,9 @@ def test_worker_killed_mid_rebuild_is_retried_and_old_record_never_served(stack_
     api.say(c1, "I have a tortoise called Sheldon.")
     api.say(c1, "I live in Lisbon.")
     nurse = api.say(c1, "I work as a nurse.")["user_message"]["id"]
-    old = wait_for(lambda: Summary.objects.filter(conversation_id=c1, status=DerivedStatus.ACTIVE).first(), what="a summary")
+    old = wait_for(
+        lambda: Summary.objects.filter(conversation_id=c1, status=DerivedStatus.ACTIVE).first(), what="a summary"
+    )
     assert "nurse" in old.content  # the stub summarises the last line it was given
 
     summaries_asked = lambda: sum(  # noqa: E731

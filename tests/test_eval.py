@@ -13,7 +13,6 @@ from evaluation.datasets import data_dir
 from evaluation.metrics import Judge, contains, normalise, rouge_l_recall, verdict_parse
 from evaluation.report import CONTRACT_KEYS
 from evaluation.runner import ALL_SYSTEMS, systems_parse
-from tests.openai_stub import openai_stub  # noqa: F401  (fixture)
 
 DATA = data_dir()
 HAVE_DATA = (DATA / "personas" / "personas_dev.jsonl").is_file() and (DATA / "tofu" / "tofu_full.json").is_file()
@@ -26,7 +25,9 @@ def _require_data(function):
     @functools.wraps(function)
     def wrapper(*args, **kwargs):
         if not HAVE_DATA:
-            pytest.fail(f"the shared benchmark data is not at {DATA}; set DELLM_EVAL_DATA_DIR (make test finds ../shared/data)")
+            pytest.fail(
+                f"the shared benchmark data is not at {DATA}; set DELLM_EVAL_DATA_DIR (make test finds ../shared/data)"
+            )
         return function(*args, **kwargs)
 
     return wrapper
@@ -82,7 +83,7 @@ def test_judge_verdicts_are_parsed_robustly(answer, correct, parsed, reason):
     assert (verdict.correct, verdict.parsed, verdict.reason) == (correct, parsed, reason)
 
 
-def test_judge_asks_the_openai_llm_once_per_distinct_reply(openai_stub):  # noqa: F811
+def test_judge_asks_the_openai_llm_once_per_distinct_reply(openai_stub):
     from dellm_site.ai.openai import OpenAILLM
 
     llm = OpenAILLM(

@@ -13,13 +13,9 @@ from memory.models import Edge, Embedding, Node
 from provenance.forgetting import execution, intent
 from provenance.forgetting import services as forget
 from provenance.models import AuditRecord, DeletionRequest
-from tests.conftest import rows_containing
+from tests.conftest import rows_containing, say
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def say(user, conversation, text):
-    return turns.message_post(user=user, conversation_id=conversation.pk, content=text)
 
 
 # --- recognising requests ----------------------------------------------------------------
@@ -41,7 +37,9 @@ def test_requests_are_recognised(text, target):
     assert intent.forget_request_target(text) == target
 
 
-@pytest.mark.parametrize("text", ["I live in Lisbon.", "Where do I live?", "Don't forget to buy milk", "I forgot my keys"])
+@pytest.mark.parametrize(
+    "text", ["I live in Lisbon.", "Where do I live?", "Don't forget to buy milk", "I forgot my keys"]
+)
 def test_ordinary_messages_are_not_requests(text):
     assert intent.forget_request_target(text) is None
 
@@ -50,7 +48,10 @@ def test_ordinary_messages_are_not_requests(text):
 
 def test_paper_fig7_forget_m1_removes_exactly_dep(user):
     conversation = Conversation.objects.create(owner=user)
-    m = {i: Message.objects.create(conversation=conversation, owner=user, role=Role.USER, content=f"item {i}") for i in range(1, 9)}
+    m = {
+        i: Message.objects.create(conversation=conversation, owner=user, role=Role.USER, content=f"item {i}")
+        for i in range(1, 9)
+    }
     for dst, ctx in {2: [1], 4: [1, 3], 6: [5], 8: [1, 7]}.items():
         edges_record(context_ids=[m[c].pk for c in ctx], dst_id=m[dst].pk)
     preview = forget.forget_preview(user=user, mode="ids", message_ids=[m[1].pk])
@@ -79,7 +80,9 @@ def test_natural_request_end_to_end_over_the_api(api, other_api, user, other_use
     c1, c2, lisbon, asked = _lisbon_world(user, other_user)
     nodes_before = Node.objects.count()
     # A forget request typed into the chat is not answered, not stored: a preview comes back.
-    response = api.post(f"/api/conversations/{c2.pk}/messages/", {"content": "Forget that I live in Lisbon."}, format="json")
+    response = api.post(
+        f"/api/conversations/{c2.pk}/messages/", {"content": "Forget that I live in Lisbon."}, format="json"
+    )
     assert response.status_code == 200, response.content
     preview = response.json()["forget_preview"]
     assert Node.objects.count() == nodes_before
@@ -104,7 +107,8 @@ def test_natural_request_end_to_end_over_the_api(api, other_api, user, other_use
         if table == "memory_node":
             assert set(Node.objects.filter(content__icontains="Lisbon").values_list("pk", flat=True)) <= theirs
         elif table == "chat_conversation":
-            assert set(Conversation.objects.filter(title__icontains="Lisbon").values_list("owner_id", flat=True)) == {other_user.pk}
+            owners = Conversation.objects.filter(title__icontains="Lisbon").values_list("owner_id", flat=True)
+            assert set(owners) == {other_user.pk}
         else:
             raise AssertionError(f"{table}.{column} still holds the deleted text")
     assert not Embedding.objects.filter(node_id__in=[lisbon.user_message.pk, lisbon.reply.pk, asked.reply.pk]).exists()
@@ -132,10 +136,15 @@ def test_natural_request_end_to_end_over_the_api(api, other_api, user, other_use
 def test_only_the_owner_sees_or_confirms(api, other_api, user, other_user):
     c1 = services.conversation_create(user=user)
     m = say(user, c1, "My PIN is 4321.")
-    preview = api.post("/api/forget/preview/", {"mode": "ids", "message_ids": [m.user_message.pk]}, format="json").json()
+    preview = api.post(
+        "/api/forget/preview/", {"mode": "ids", "message_ids": [m.user_message.pk]}, format="json"
+    ).json()
     assert other_api.get(f"/api/forget/{preview['request_id']}/").status_code == 404
     assert other_api.post(f"/api/forget/{preview['request_id']}/confirm/", {}, format="json").status_code == 404
-    assert other_api.post("/api/forget/preview/", {"mode": "ids", "message_ids": [m.user_message.pk]}, format="json").status_code == 404
+    response = other_api.post(
+        "/api/forget/preview/", {"mode": "ids", "message_ids": [m.user_message.pk]}, format="json"
+    )
+    assert response.status_code == 404
     other_preview = other_api.post("/api/forget/preview/", {"mode": "exact", "query": "PIN"}, format="json").json()
     assert other_preview["matched"] == [] and other_preview["tainted"] == []
     assert Node.objects.filter(pk=m.user_message.pk).exists()
@@ -158,7 +167,9 @@ def test_bad_preview_requests(api):
 def test_preview_expires(api, user):
     c1 = services.conversation_create(user=user)
     m = say(user, c1, "Secret plan.")
-    preview = api.post("/api/forget/preview/", {"mode": "ids", "message_ids": [m.user_message.pk]}, format="json").json()
+    preview = api.post(
+        "/api/forget/preview/", {"mode": "ids", "message_ids": [m.user_message.pk]}, format="json"
+    ).json()
     DeletionRequest.objects.filter(pk=preview["request_id"]).update(expires_at=timezone.now() - timedelta(seconds=1))
     response = api.post(f"/api/forget/{preview['request_id']}/confirm/", {}, format="json")
     assert response.status_code == 410 and response.json()["code"] == "expired"
@@ -168,7 +179,9 @@ def test_preview_expires(api, user):
 
 def test_keep_and_depth_relaxations_are_honoured_and_recorded(user):
     conversation = Conversation.objects.create(owner=user)
-    a, b, c, d = (Message.objects.create(conversation=conversation, owner=user, role=Role.USER, content=f"n{i}") for i in range(4))
+    a, b, c, d = (
+        Message.objects.create(conversation=conversation, owner=user, role=Role.USER, content=f"n{i}") for i in range(4)
+    )
     edges_record(context_ids=[a.pk], dst_id=b.pk)
     edges_record(context_ids=[b.pk], dst_id=c.pk)
     edges_record(context_ids=[a.pk], dst_id=d.pk)

@@ -2,14 +2,11 @@
 
 import pytest
 
-from chat import services, turns
+from chat import services
 from provenance.forgetting import services as forget
+from tests.conftest import say
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def say(user, conversation, text):
-    return turns.message_post(user=user, conversation_id=conversation.pk, content=text)
 
 
 @pytest.fixture
@@ -28,7 +25,10 @@ def history(user, other_user):
     theirs = say(other_user, theirs_conversation, "Their secret is 1111.")
     their_request = forget.forget_preview(user=other_user, mode="ids", message_ids=[theirs.user_message.pk])
     forget.forget_confirm(user=other_user, request_id=their_request.pk)
-    return {"done": done, "manifest": manifest, "relaxed": relaxed, "locker": locker, "pending": pending, "theirs": their_request}
+    return {
+        "done": done, "manifest": manifest, "relaxed": relaxed, "locker": locker, "pending": pending,
+        "theirs": their_request,
+    }
 
 
 def test_history_needs_login(client, history):

@@ -14,7 +14,7 @@ from dellm_site.ai.embedding import EmbeddingError, OpenAIEmbedder
 from dellm_site.ai.llm import LLMError
 from dellm_site.ai.openai import OpenAILLM
 from dellm_site.ai.prompts import ANSWER_INSTRUCTION, NO_CONTEXT_INSTRUCTION, Prompt
-from tests.openai_stub import REPLY_PREFIX, openai_stub, stub_reply, stub_vector  # noqa: F401
+from tests.openai_stub import REPLY_PREFIX, stub_reply, stub_vector
 
 
 def _llm(stub, **kwargs) -> OpenAILLM:

@@ -7,17 +7,14 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 
-from chat import services, turns
+from chat import services
 from memory import facts
 from memory.models import DerivedStatus, Fact, Summary, TaskRun
 from provenance.forgetting import services as forget
 from provenance.models import DeletionRequest
+from tests.conftest import say
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def say(user, conversation, text):
-    return turns.message_post(user=user, conversation_id=conversation.pk, content=text)
 
 
 @pytest.fixture

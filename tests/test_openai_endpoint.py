@@ -70,11 +70,14 @@ def test_revoked_and_foreign_tokens(live_app, user, other_user):
     theirs = client(live_app, other_key)
     answer, completion = ask(theirs, "What colour is my bike?")
     assert "red" not in answer.lower()
-    assert not set(completion.model_extra["dellm"]["context"]) & set(Node.objects.filter(owner=user).values_list("pk", flat=True))
+    own_nodes = set(Node.objects.filter(owner=user).values_list("pk", flat=True))
+    assert not set(completion.model_extra["dellm"]["context"]) & own_nodes
     mine = Message.objects.get(owner=user, content="My bike is red.").conversation_id
     with pytest.raises(openai.NotFoundError):
         theirs.chat.completions.create(
-            model="dellm", messages=[{"role": "user", "content": "hi"}], extra_headers={"X-DeLLM-Conversation": str(mine)}
+            model="dellm",
+            messages=[{"role": "user", "content": "hi"}],
+            extra_headers={"X-DeLLM-Conversation": str(mine)},
         )
     assert ApiToken.objects.get(pk=token.pk).revoked_at is not None
 

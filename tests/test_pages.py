@@ -50,9 +50,13 @@ def test_new_conversation_button(client, user):
 
 
 def test_signup_api(client):
-    response = client.post("/api/auth/signup/", {"username": "apiuser", "password": "another-long-pass-5"}, content_type="application/json")
+    response = client.post(
+        "/api/auth/signup/", {"username": "apiuser", "password": "another-long-pass-5"}, content_type="application/json"
+    )
     assert response.status_code == 201 and response.json()["token"]
-    again = client.post("/api/auth/signup/", {"username": "APIUSER", "password": "another-long-pass-5"}, content_type="application/json")
+    again = client.post(
+        "/api/auth/signup/", {"username": "APIUSER", "password": "another-long-pass-5"}, content_type="application/json"
+    )
     assert again.status_code == 409 and again.json()["code"] == "username_taken"
     weak = client.post("/api/auth/signup/", {"username": "weak", "password": "123"}, content_type="application/json")
     assert weak.status_code == 400 and weak.json()["code"] == "weak_password"
@@ -63,7 +67,9 @@ def test_healthz(client):
 
 
 def test_demo_script_against_a_live_server(live_app):
-    result = subprocess.run([sys.executable, str(ROOT / "scripts/demo.py"), live_app], capture_output=True, text=True, timeout=300)
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "scripts/demo.py"), live_app], capture_output=True, text=True, timeout=300
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.count("PASS") == 3
 
@@ -72,7 +78,11 @@ def test_production_mode_refuses_to_start_without_secret_key():
     env = {k: v for k, v in os.environ.items() if k != "SECRET_KEY"}
     env.update({"DJANGO_DEBUG": "0", "DATABASE_URL": "postgres://nobody@127.0.0.1:1/none"})
     result = subprocess.run(
-        [sys.executable, "-c", "import django, os; os.environ.setdefault('DJANGO_SETTINGS_MODULE','dellm_site.settings'); django.setup()"],
+        [
+            sys.executable,
+            "-c",
+            "import django, os; os.environ.setdefault('DJANGO_SETTINGS_MODULE','dellm_site.settings'); django.setup()",
+        ],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
     )
     assert result.returncode != 0 and "SECRET_KEY is not set" in result.stderr

@@ -13,7 +13,9 @@ pytestmark = pytest.mark.django_db
 def _messages(user, n):
     conversation = Conversation.objects.create(owner=user)
     return [
-        Message.objects.create(conversation=conversation, owner=user, role=Role.USER if i % 2 else Role.ASSISTANT, content=f"m{i}")
+        Message.objects.create(
+            conversation=conversation, owner=user, role=Role.USER if i % 2 else Role.ASSISTANT, content=f"m{i}"
+        )
         for i in range(1, n + 1)
     ]
 

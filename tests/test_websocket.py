@@ -56,7 +56,9 @@ async def test_streamed_conversation(user):
     reply = frames[-1]["message"]
     assert "".join(tokens).strip() == reply["content"] and "Lisbon" in reply["content"]
     assert reply["context"][0] == frames[0]["message"]["id"]
-    stored = await sync_to_async(lambda: list(Edge.objects.filter(dst_id=reply["id"]).order_by("pk").values_list("src_id", flat=True)))()
+    stored = await sync_to_async(
+        lambda: list(Edge.objects.filter(dst_id=reply["id"]).order_by("pk").values_list("src_id", flat=True))
+    )()
     assert stored == reply["context"]
 
 
