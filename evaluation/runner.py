@@ -15,9 +15,10 @@ from django.db import connection
 from dellm_site.ai.embedding import get_embedder
 from dellm_site.ai.llm import get_llm
 
-from . import report as reports
 from .datasets import Dataset
 from .metrics import judge_for
+from .report import CONTROL, METRICS, files_write, system_result
+from .report.targets import analysis, targets
 from .systems import (
     DEFAULT_THRESHOLDS,
     DELLM,
@@ -109,8 +110,8 @@ def evaluate(
 ) -> dict:
     """Run every selected system on every episode of every dataset; write and return the report."""
     names, thresholds = systems_parse(systems)
-    if metric not in reports.METRICS:
-        raise CommandError(f"--metric must be one of {', '.join(reports.METRICS)}.")
+    if metric not in METRICS:
+        raise CommandError(f"--metric must be one of {', '.join(METRICS)}.")
     llm, embedder = get_llm(), get_embedder()
     judge = judge_for(llm) if use_judge else None
     if metric == "judge" and judge is None:
@@ -168,7 +169,7 @@ def evaluate(
                     if DELLM in names:
                         outcomes[DELLM].append(dellm.run(episode))
             report["datasets"][dataset.name] = {
-                name: reports.system_result(outcomes=outcomes[name], metric=metric, judge=judge) for name in names
+                name: system_result(outcomes=outcomes[name], metric=metric, judge=judge) for name in names
             }
             seconds = round(time.monotonic() - dataset_started, 1)
             report["wall_s_per_dataset"][dataset.name] = seconds
@@ -183,16 +184,16 @@ def evaluate(
                 ):
                     runner = DeLLMRunner(tick=bar.update, delete=False)
                     done = [runner.run(episode) for episode in dataset.episodes]
-                result = reports.system_result(outcomes=done, metric=metric, judge=judge)
+                result = system_result(outcomes=done, metric=metric, judge=judge)
                 result["wall_s"] = round(time.monotonic() - control_started, 1)
-                report.setdefault("controls", {})[dataset.name] = {reports.CONTROL: result}
+                report.setdefault("controls", {})[dataset.name] = {CONTROL: result}
                 log(f"{dataset.name}: control done in {result['wall_s']:.0f} s")
     report["wall_s"] = round(time.monotonic() - started, 1)
     if judge is not None:
         report["judge_calls"] = judge.calls
-    report["targets"] = reports.targets(report=report)
-    report["analysis"] = reports.analysis(report=report)
-    paths = reports.files_write(report=report, out=out)
+    report["targets"] = targets(report=report)
+    report["analysis"] = analysis(report=report)
+    paths = files_write(report=report, out=out)
     report["files"] = {k: str(v) for k, v in paths.items()}
     return report
 
