@@ -5,15 +5,19 @@ from __future__ import annotations
 import logging
 import os
 import time
+from collections import Counter
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from django.conf import settings
 from django.core.management.base import CommandError
 from django.db import connection
+from tqdm import tqdm
 
-from dellm_site.ai.embedding import get_embedder
+from dellm_site.ai.embedding import Embedder, get_embedder
 from dellm_site.ai.llm import get_llm
+from dellm_site.celery import app as celery_app
 
 from .datasets import Dataset
 from .metrics import judge_for
@@ -37,7 +41,9 @@ ALL_SYSTEMS = [NO_MEMORY, FULL_MEMORY, *(semantic_name(t) for t in DEFAULT_THRES
 
 def systems_parse(text: str | None) -> tuple[list[str], list[float]]:
     """'no_memory,semantic_deletion@0.4,dellm' -> (names in report order, thresholds).
-    'semantic_deletion' alone means every default threshold."""
+
+    'semantic_deletion' alone means every default threshold; no text means every system.
+    """
     if not text:
         return list(ALL_SYSTEMS), list(DEFAULT_THRESHOLDS)
     names, thresholds = [], []
@@ -69,13 +75,11 @@ def systems_parse(text: str | None) -> tuple[list[str], list[float]]:
 
 
 @contextmanager
-def _in_process_tasks():
+def _in_process_tasks() -> Iterator[None]:
     """Run Celery tasks in-process (embeddings, facts, summaries exist before the next message),
     without their per-task log lines."""
-    from dellm_site.celery import app
-
-    eager = app.conf.task_always_eager
-    app.conf.task_always_eager = True
+    eager = celery_app.conf.task_always_eager
+    celery_app.conf.task_always_eager = True
     loggers = [logging.getLogger(name) for name in ("celery", "celery.app.trace", "celery.worker")]
     levels = [logger.level for logger in loggers]
     for logger in loggers:
@@ -83,14 +87,12 @@ def _in_process_tasks():
     try:
         yield
     finally:
-        app.conf.task_always_eager = eager
+        celery_app.conf.task_always_eager = eager
         for logger, level in zip(loggers, levels, strict=True):
             logger.setLevel(level)
 
 
-def _progress(total: int, description: str, enabled: bool):
-    from tqdm import tqdm
-
+def _progress(total: int, description: str, enabled: bool) -> tqdm:
     return tqdm(total=total, desc=description, unit="msg", disable=not enabled, dynamic_ncols=True, leave=True)
 
 
@@ -106,7 +108,7 @@ def evaluate(
     progress: bool = True,
     cache_embeddings: bool = True,
     control: bool = False,
-    log=print,
+    log: Callable[[str], None] = print,
 ) -> dict:
     """Run every selected system on every episode of every dataset; write and return the report."""
     names, thresholds = systems_parse(systems)
@@ -199,7 +201,7 @@ def evaluate(
 
 
 @contextmanager
-def _cached(embedder, enabled: bool):
+def _cached(embedder: Embedder, enabled: bool) -> Iterator[Counter | None]:
     if not enabled:
         yield None
         return

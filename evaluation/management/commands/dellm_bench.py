@@ -13,6 +13,7 @@ import time
 from collections import defaultdict, deque
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -68,6 +69,8 @@ def _dep_python(user: AbstractBaseUser, seeds: Iterable[int]) -> set[int]:
 
 
 class Command(BaseCommand):
+    """``manage.py dellm_bench``: build a large history, time the hot paths, write the reports."""
+
     help = "Run the performance benchmarks and write reports/bench.json and reports/bench.md."
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -76,7 +79,7 @@ class Command(BaseCommand):
         parser.add_argument("--repeat", type=int, default=5, help="runs per measurement (median reported)")
         parser.add_argument("--out", default=str(Path(settings.BASE_DIR) / "reports"))
 
-    def handle(self, *args, messages: int, repeat: int, out: str, **options) -> None:
+    def handle(self, *args: Any, messages: int, repeat: int, out: str, **options: Any) -> None:
         """Build the history, run every measurement and write bench.json and bench.md."""
         rng = random.Random(7)
         user = self._history(messages=messages, rng=rng)
