@@ -90,7 +90,6 @@ def targets(*, report: dict) -> list[dict]:
     return out
 
 
-
 def analysis(*, report: dict) -> str:
     """For every missed target, what the run itself says about why (numbers and examples)."""
     out = []
