@@ -27,6 +27,8 @@ TOFU_FORGET_REQUEST = "Forget that {answer}"
 
 @dataclass(frozen=True)
 class QA:
+    """A question, its gold answer and whether the answer is to be forgotten."""
+
     question: str
     answer: str
     forget: bool  # a forget question (its answer is deleted) or a retain question
@@ -35,6 +37,8 @@ class QA:
 
 @dataclass(frozen=True)
 class ForgetItem:
+    """One deletion request and the answer that must be gone after it."""
+
     request: str  # the natural-language deletion request, as the user sends it
     answer: str  # what must be gone afterwards
     fact: str = ""
@@ -42,6 +46,8 @@ class ForgetItem:
 
 @dataclass
 class Episode:
+    """What one user does: statements, questions, deletion requests, the questions again."""
+
     id: str
     statements: list[str]
     requests: list[str] = field(default_factory=list)
@@ -57,6 +63,8 @@ class Episode:
 
 @dataclass
 class Dataset:
+    """A named list of episodes, with what the report says about where they came from."""
+
     name: str
     episodes: list[Episode]
     meta: dict

@@ -8,13 +8,17 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
+from dellm_site.ai.llm import LLM
+
 _PUNCTUATION = re.compile("[" + re.escape(string.punctuation + "“”‘’«»–—…") + "]")
 _ARTICLES = {"a", "an", "the"}
 
 
 def normalise(text: str) -> str:
-    """Lowercase, punctuation to spaces, articles dropped, whitespace collapsed (SQuAD-style,
-    except that punctuation separates words, so 'gluten-free' == 'gluten free')."""
+    """Lowercase, punctuation to spaces, articles dropped, whitespace collapsed.
+
+    SQuAD-style, except that punctuation separates words, so 'gluten-free' == 'gluten free'.
+    """
     text = unicodedata.normalize("NFKC", text or "").lower()
     words = [w for w in _PUNCTUATION.sub(" ", text).split() if w not in _ARTICLES]
     return " ".join(words)
@@ -34,6 +38,7 @@ def contains(gold: str, text: str) -> bool:
 
 @lru_cache(maxsize=1)
 def _rouge():
+    # Imported here: rouge_score loads nltk (about a second), which only scoring needs.
     from rouge_score import rouge_scorer
 
     return rouge_scorer.RougeScorer(["rougeL"], use_stemmer=False)
@@ -60,14 +65,19 @@ _VERDICT = re.compile(r"\b(INCORRECT|NOT\s+CORRECT|CORRECT|WRONG)\b", re.IGNOREC
 
 @dataclass(frozen=True)
 class Verdict:
+    """A judge's verdict on one reply."""
+
     correct: bool
     reason: str
     parsed: bool  # False when the judge's answer held no verdict (counted as WRONG)
 
 
 def verdict_parse(text: str) -> Verdict:
-    """Read a judge's answer: the first CORRECT / WRONG (INCORRECT, NOT CORRECT count as WRONG),
-    on the first line that has one; the rest (or the next line) is the reason."""
+    """Read a judge's answer into a ``Verdict``.
+
+    The verdict is the first CORRECT / WRONG (INCORRECT, NOT CORRECT count as WRONG), on the first line
+    that has one; the rest of that line (or the next line) is the reason.
+    """
     lines = [line.strip().strip("*#>`_ ").strip() for line in (text or "").splitlines()]
     lines = [line for line in lines if line]
     for index, line in enumerate(lines):
@@ -84,12 +94,13 @@ def verdict_parse(text: str) -> Verdict:
 class Judge:
     """Asks the configured LLM whether a reply gives the gold answer; remembers its verdicts."""
 
-    def __init__(self, llm):
+    def __init__(self, llm: LLM) -> None:
         self.llm = llm
         self.calls = 0
         self._seen: dict[tuple[str, str, str], Verdict] = {}
 
     def __call__(self, *, question: str, gold: str, reply: str) -> Verdict:
+        """The verdict on ``reply`` as an answer to ``question``, asking the LLM once per distinct triple."""
         key = (question, gold, reply)
         if key not in self._seen:
             prompt = JUDGE_TEMPLATE.format(question=question, gold=gold, reply=reply or "(empty)")
@@ -103,8 +114,9 @@ class Judge:
         return self._seen[key]
 
 
-def judge_for(llm):
+def judge_for(llm: LLM) -> Judge | None:
     """A judge when the configured LLM is an OpenAI-compatible one; None for the offline backend."""
+    # Imported here: the openai client takes about a second to load, and the offline LLM never needs it.
     try:
         from dellm_site.ai.openai import OpenAILLM
     except ImportError:  # pragma: no cover - the openai package is a runtime dependency

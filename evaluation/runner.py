@@ -5,19 +5,24 @@ from __future__ import annotations
 import logging
 import os
 import time
+from collections import Counter
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from django.conf import settings
 from django.core.management.base import CommandError
 from django.db import connection
+from tqdm import tqdm
 
-from dellm_site.ai.embedding import get_embedder
+from dellm_site.ai.embedding import Embedder, get_embedder
 from dellm_site.ai.llm import get_llm
+from dellm_site.celery import app as celery_app
 
-from . import report as reports
 from .datasets import Dataset
 from .metrics import judge_for
+from .report import CONTROL, METRICS, files_write, system_result
+from .report.targets import analysis, targets
 from .systems import (
     DEFAULT_THRESHOLDS,
     DELLM,
@@ -36,7 +41,9 @@ ALL_SYSTEMS = [NO_MEMORY, FULL_MEMORY, *(semantic_name(t) for t in DEFAULT_THRES
 
 def systems_parse(text: str | None) -> tuple[list[str], list[float]]:
     """'no_memory,semantic_deletion@0.4,dellm' -> (names in report order, thresholds).
-    'semantic_deletion' alone means every default threshold."""
+
+    'semantic_deletion' alone means every default threshold; no text means every system.
+    """
     if not text:
         return list(ALL_SYSTEMS), list(DEFAULT_THRESHOLDS)
     names, thresholds = [], []
@@ -68,13 +75,11 @@ def systems_parse(text: str | None) -> tuple[list[str], list[float]]:
 
 
 @contextmanager
-def _in_process_tasks():
+def _in_process_tasks() -> Iterator[None]:
     """Run Celery tasks in-process (embeddings, facts, summaries exist before the next message),
     without their per-task log lines."""
-    from dellm_site.celery import app
-
-    eager = app.conf.task_always_eager
-    app.conf.task_always_eager = True
+    eager = celery_app.conf.task_always_eager
+    celery_app.conf.task_always_eager = True
     loggers = [logging.getLogger(name) for name in ("celery", "celery.app.trace", "celery.worker")]
     levels = [logger.level for logger in loggers]
     for logger in loggers:
@@ -82,14 +87,12 @@ def _in_process_tasks():
     try:
         yield
     finally:
-        app.conf.task_always_eager = eager
+        celery_app.conf.task_always_eager = eager
         for logger, level in zip(loggers, levels, strict=True):
             logger.setLevel(level)
 
 
-def _progress(total: int, description: str, enabled: bool):
-    from tqdm import tqdm
-
+def _progress(total: int, description: str, enabled: bool) -> tqdm:
     return tqdm(total=total, desc=description, unit="msg", disable=not enabled, dynamic_ncols=True, leave=True)
 
 
@@ -105,12 +108,12 @@ def evaluate(
     progress: bool = True,
     cache_embeddings: bool = True,
     control: bool = False,
-    log=print,
+    log: Callable[[str], None] = print,
 ) -> dict:
     """Run every selected system on every episode of every dataset; write and return the report."""
     names, thresholds = systems_parse(systems)
-    if metric not in reports.METRICS:
-        raise CommandError(f"--metric must be one of {', '.join(reports.METRICS)}.")
+    if metric not in METRICS:
+        raise CommandError(f"--metric must be one of {', '.join(METRICS)}.")
     llm, embedder = get_llm(), get_embedder()
     judge = judge_for(llm) if use_judge else None
     if metric == "judge" and judge is None:
@@ -168,7 +171,7 @@ def evaluate(
                     if DELLM in names:
                         outcomes[DELLM].append(dellm.run(episode))
             report["datasets"][dataset.name] = {
-                name: reports.system_result(outcomes=outcomes[name], metric=metric, judge=judge) for name in names
+                name: system_result(outcomes=outcomes[name], metric=metric, judge=judge) for name in names
             }
             seconds = round(time.monotonic() - dataset_started, 1)
             report["wall_s_per_dataset"][dataset.name] = seconds
@@ -183,22 +186,22 @@ def evaluate(
                 ):
                     runner = DeLLMRunner(tick=bar.update, delete=False)
                     done = [runner.run(episode) for episode in dataset.episodes]
-                result = reports.system_result(outcomes=done, metric=metric, judge=judge)
+                result = system_result(outcomes=done, metric=metric, judge=judge)
                 result["wall_s"] = round(time.monotonic() - control_started, 1)
-                report.setdefault("controls", {})[dataset.name] = {reports.CONTROL: result}
+                report.setdefault("controls", {})[dataset.name] = {CONTROL: result}
                 log(f"{dataset.name}: control done in {result['wall_s']:.0f} s")
     report["wall_s"] = round(time.monotonic() - started, 1)
     if judge is not None:
         report["judge_calls"] = judge.calls
-    report["targets"] = reports.targets(report=report)
-    report["analysis"] = reports.analysis(report=report)
-    paths = reports.files_write(report=report, out=out)
+    report["targets"] = targets(report=report)
+    report["analysis"] = analysis(report=report)
+    paths = files_write(report=report, out=out)
     report["files"] = {k: str(v) for k, v in paths.items()}
     return report
 
 
 @contextmanager
-def _cached(embedder, enabled: bool):
+def _cached(embedder: Embedder, enabled: bool) -> Iterator[Counter | None]:
     if not enabled:
         yield None
         return

@@ -3,16 +3,21 @@ run end to end through the command, with the issue's targets checked on that sli
 
 from __future__ import annotations
 
+import functools
 import json
 
+import numpy as np
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from evaluation.datasets import data_dir
-from evaluation.metrics import Judge, contains, normalise, rouge_l_recall, verdict_parse
-from evaluation.report import CONTRACT_KEYS
+from dellm_site.ai.embedding import get_embedder
+from dellm_site.ai.openai import OpenAILLM
+from evaluation.datasets import QA, data_dir
+from evaluation.metrics import Judge, Verdict, contains, normalise, rouge_l_recall, verdict_parse
+from evaluation.report import CONTRACT_KEYS, system_result
 from evaluation.runner import ALL_SYSTEMS, systems_parse
+from evaluation.systems import Answered, Outcome, embedding_cache
 
 DATA = data_dir()
 HAVE_DATA = (DATA / "personas" / "personas_dev.jsonl").is_file() and (DATA / "tofu" / "tofu_full.json").is_file()
@@ -20,7 +25,6 @@ HAVE_DATA = (DATA / "personas" / "personas_dev.jsonl").is_file() and (DATA / "to
 
 def _require_data(function):
     """The benchmark data must be there: a missing folder fails loudly (set DELLM_EVAL_DATA_DIR), never skips."""
-    import functools
 
     @functools.wraps(function)
     def wrapper(*args, **kwargs):
@@ -84,8 +88,6 @@ def test_judge_verdicts_are_parsed_robustly(answer, correct, parsed, reason):
 
 
 def test_judge_asks_the_openai_llm_once_per_distinct_reply(openai_stub):
-    from dellm_site.ai.openai import OpenAILLM
-
     llm = OpenAILLM(
         model="stub-model", api_key=openai_stub.api_key, base_url=openai_stub.base_url, timeout=5, max_retries=0
     )
@@ -100,11 +102,6 @@ def test_judge_asks_the_openai_llm_once_per_distinct_reply(openai_stub):
 
 
 def test_the_embedding_cache_changes_no_vector_and_is_removed_afterwards():
-    import numpy as np
-
-    from dellm_site.ai.embedding import get_embedder
-    from evaluation.systems import embedding_cache
-
     embedder = get_embedder()
     texts = ["I live in Lisbon.", "Where do I live?", "I live in Lisbon."]
     plain = embedder.embed(texts)
@@ -117,11 +114,6 @@ def test_the_embedding_cache_changes_no_vector_and_is_removed_afterwards():
 
 
 def test_scores_per_system_with_a_judge():
-    from evaluation.datasets import QA
-    from evaluation.metrics import Verdict
-    from evaluation.report import system_result
-    from evaluation.systems import Answered, Outcome
-
     forget = QA(question="What is the pet's name?", answer="Sheldon", forget=True)
     retain = QA(question="Which city?", answer="Lisbon", forget=False)
     outcome = Outcome(

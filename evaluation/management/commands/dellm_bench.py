@@ -11,22 +11,29 @@ import random
 import statistics
 import time
 from collections import defaultdict, deque
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.core.management.base import BaseCommand, CommandParser
 from django.db import connection, transaction
+from django.test.utils import override_settings
 
 from chat.models import Conversation, Message, Role
 from dellm_site.ai.embedding import get_embedder
-from memory.models import Edge, Embedding
+from memory.models import Edge, Embedding, Summary, TaskRun
 from memory.retrieval import context_retrieve
+from memory.summaries import summary_refresh
 from provenance.forgetting import services as forget
 from provenance.models import DeletionRequest
 from provenance.selectors import dep_ids
 
-TOPICS = ["cooking", "football", "jazz", "gardening", "chess", "hiking", "photography", "astronomy", "sailing", "poetry"]
+TOPICS = [
+    "cooking", "football", "jazz", "gardening", "chess", "hiking", "photography", "astronomy", "sailing", "poetry"
+]
 SECRETS = [
     "I live in Lisbon.",
     "My dentist is Doctor Amelia Sousa.",
@@ -38,7 +45,7 @@ SECRETS = [
 ]
 
 
-def _timed(fn, repeat: int) -> tuple[float, list[float]]:
+def _timed(fn: Callable[[], object], repeat: int) -> tuple[float, list[float]]:
     runs = []
     for _ in range(repeat):
         started = time.perf_counter()
@@ -47,7 +54,7 @@ def _timed(fn, repeat: int) -> tuple[float, list[float]]:
     return statistics.median(runs), runs
 
 
-def _dep_python(user, seeds) -> set[int]:
+def _dep_python(user: AbstractBaseUser, seeds: Iterable[int]) -> set[int]:
     """Baseline: load the user's whole edge list into Python and walk it."""
     children = defaultdict(list)
     for src, dst in Edge.objects.filter(src__owner=user).values_list("src_id", "dst_id"):
@@ -62,33 +69,62 @@ def _dep_python(user, seeds) -> set[int]:
 
 
 class Command(BaseCommand):
+    """``manage.py dellm_bench``: build a large history, time the hot paths, write the reports."""
+
     help = "Run the performance benchmarks and write reports/bench.json and reports/bench.md."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
+        """The history size, the runs per measurement and the output folder."""
         parser.add_argument("--messages", type=int, default=10_000, help="history size (messages)")
         parser.add_argument("--repeat", type=int, default=5, help="runs per measurement (median reported)")
         parser.add_argument("--out", default=str(Path(settings.BASE_DIR) / "reports"))
 
-    def handle(self, *args, messages: int, repeat: int, out: str, **options):
+    def handle(self, *args: Any, messages: int, repeat: int, out: str, **options: Any) -> None:
+        """Build the history, run every measurement and write bench.json and bench.md."""
         rng = random.Random(7)
         user = self._history(messages=messages, rng=rng)
         results = {}
-        params = {"messages": Message.objects.filter(owner=user).count(), "edges": Edge.objects.filter(dst__owner=user).count(), "repeat": repeat}
+        params = {
+            "messages": Message.objects.filter(owner=user).count(),
+            "edges": Edge.objects.filter(dst__owner=user).count(),
+            "repeat": repeat,
+        }
 
-        secret_ids = list(Message.objects.filter(owner=user, content__in=SECRETS, role=Role.USER).values_list("pk", flat=True))
+        secret_ids = list(
+            Message.objects.filter(owner=user, content__in=SECRETS, role=Role.USER).values_list("pk", flat=True)
+        )
         seeds = secret_ids[:1]
         cte_ms, _ = _timed(lambda: dep_ids(user=user, seeds=seeds), repeat)
         py_ms, _ = _timed(lambda: _dep_python(user, seeds), repeat)
         assert dep_ids(user=user, seeds=seeds) == _dep_python(user, seeds)
-        results["dep_traversal"] = {"value": round(cte_ms, 2), "unit": "ms", "baseline": round(py_ms, 2),
-                                    "ratio": round(py_ms / cte_ms, 2), "params": {**params, "baseline": "whole edge list loaded into Python, BFS", "dep_size": len(dep_ids(user=user, seeds=seeds))}}
+        results["dep_traversal"] = {
+            "value": round(cte_ms, 2),
+            "unit": "ms",
+            "baseline": round(py_ms, 2),
+            "ratio": round(py_ms / cte_ms, 2),
+            "params": {
+                **params,
+                "baseline": "whole edge list loaded into Python, BFS",
+                "dep_size": len(dep_ids(user=user, seeds=seeds)),
+            },
+        }
 
         query_vector = get_embedder().embed_one("Where do I live?")
         ctx_ms, _ = _timed(lambda: context_retrieve(user=user, query_vector=query_vector), repeat)
-        results["context_retrieve"] = {"value": round(ctx_ms, 2), "unit": "ms", "params": {**params, "top_k": settings.DELLM_CONTEXT_TOP_K}}
+        results["context_retrieve"] = {
+            "value": round(ctx_ms, 2),
+            "unit": "ms",
+            "params": {**params, "top_k": settings.DELLM_CONTEXT_TOP_K},
+        }
 
-        preview_ms, _ = _timed(lambda: forget.forget_preview(user=user, mode="natural", query="Forget that I live in Lisbon"), repeat)
-        results["forget_preview"] = {"value": round(preview_ms, 2), "unit": "ms", "params": {**params, "mode": "natural", "query": "Forget that I live in Lisbon"}}
+        preview_ms, _ = _timed(
+            lambda: forget.forget_preview(user=user, mode="natural", query="Forget that I live in Lisbon"), repeat
+        )
+        results["forget_preview"] = {
+            "value": round(preview_ms, 2),
+            "unit": "ms",
+            "params": {**params, "mode": "natural", "query": "Forget that I live in Lisbon"},
+        }
 
         confirm_runs, sizes = [], []
         for secret in SECRETS[:repeat]:
@@ -98,16 +134,32 @@ class Command(BaseCommand):
             confirm_runs.append((time.perf_counter() - started) * 1000)
             sizes.append(sum(v for k, v in manifest["deleted"].items() if k in ("messages", "summaries", "facts")))
             assert manifest["verification"]["residual_hits"] == 0, manifest["verification"]
-        results["forget_confirm"] = {"value": round(statistics.median(confirm_runs), 2), "unit": "ms",
-                                     "params": {**params, "mode": "keyword", "deleted_items_per_run": sizes, "runs_ms": [round(r, 1) for r in confirm_runs]}}
+        results["forget_confirm"] = {
+            "value": round(statistics.median(confirm_runs), 2),
+            "unit": "ms",
+            "params": {
+                **params,
+                "mode": "keyword",
+                "deleted_items_per_run": sizes,
+                "runs_ms": [round(r, 1) for r in confirm_runs],
+            },
+        }
 
         for max_sources in (settings.DELLM_SUMMARY_MAX_SOURCES, 1000):
-            results[f"summary_rebuild_1000_msgs_max{max_sources}"] = self._rebuild_bench(repeat=repeat, max_sources=max_sources)
+            results[f"summary_rebuild_1000_msgs_max{max_sources}"] = self._rebuild_bench(
+                repeat=repeat, max_sources=max_sources
+            )
 
         Path(out).mkdir(parents=True, exist_ok=True)
         (Path(out) / "bench.json").write_text(json.dumps(results, indent=2))
-        lines = ["# DeLLM benchmarks", "", f"History: {params['messages']} messages, {params['edges']} edges; median of {repeat} runs.", "",
-                 "| benchmark | value | baseline | ratio |", "|---|---|---|---|"]
+        lines = [
+            "# DeLLM benchmarks",
+            "",
+            f"History: {params['messages']} messages, {params['edges']} edges; median of {repeat} runs.",
+            "",
+            "| benchmark | value | baseline | ratio |",
+            "|---|---|---|---|",
+        ]
         for name, r in results.items():
             lines.append(f"| {name} | {r['value']} {r['unit']} | {r.get('baseline', '')} | {r.get('ratio', '')} |")
         (Path(out) / "bench.md").write_text("\n".join(lines) + "\n")
@@ -116,30 +168,31 @@ class Command(BaseCommand):
     def _rebuild_bench(self, *, repeat: int, max_sources: int) -> dict:
         """A 1,000-message conversation with a summary; forget one source; time until the summary
         is rebuilt from what is left (the rebuild runs in-process here, as without REDIS_URL)."""
-        from django.test.utils import override_settings
-
-        from memory.models import Summary, TaskRun
-        from memory.summaries import summary_refresh
-
         User = get_user_model()
         User.objects.filter(username="bench-summary").delete()
         user = User.objects.create_user(username="bench-summary", password="bench-password-123")
         conversation = Conversation.objects.create(owner=user, title="long conversation")
         embedder = get_embedder()
-        texts = [f"I {verb} {thing} number {i}." for i, (verb, thing) in enumerate(
-            (random.Random(i).choice(["like", "own", "visited", "cooked", "read"]), random.Random(i + 1).choice(TOPICS)) for i in range(500))]
+        texts = []
+        for i in range(500):
+            verb = random.Random(i).choice(["like", "own", "visited", "cooked", "read"])
+            texts.append(f"I {verb} {random.Random(i + 1).choice(TOPICS)} number {i}.")
         vectors = embedder.embed(texts)
         ack = embedder.embed_one("Noted, I will remember that.").tolist()
         user_ids = []
         with transaction.atomic():
-            for text, vector in zip(texts, vectors):
+            for text, vector in zip(texts, vectors, strict=True):
                 message = Message.objects.create(conversation=conversation, owner=user, role=Role.USER, content=text)
-                reply = Message.objects.create(conversation=conversation, owner=user, role=Role.ASSISTANT, content="Noted, I will remember that.")
+                reply = Message.objects.create(
+                    conversation=conversation, owner=user, role=Role.ASSISTANT, content="Noted, I will remember that."
+                )
                 Edge.objects.create(src=message, dst=reply)
-                Embedding.objects.bulk_create([
-                    Embedding(node=message, owner=user, vector=vector.tolist(), backend=embedder.name),
-                    Embedding(node=reply, owner=user, vector=ack, backend=embedder.name),
-                ])
+                Embedding.objects.bulk_create(
+                    [
+                        Embedding(node=message, owner=user, vector=vector.tolist(), backend=embedder.name),
+                        Embedding(node=reply, owner=user, vector=ack, backend=embedder.name),
+                    ]
+                )
                 user_ids.append(message.pk)
         runs, task_runs = [], []
         with override_settings(DELLM_SUMMARY_MAX_SOURCES=max_sources):
@@ -150,17 +203,26 @@ class Command(BaseCommand):
                 started = time.perf_counter()
                 manifest = forget.forget_confirm(user=user, request_id=request.pk)
                 runs.append((time.perf_counter() - started) * 1000)
-                assert [r["status"] for r in manifest["rebuilt"] if r["kind"] == "summary"] == ["done"], manifest["rebuilt"]
+                rebuilt = [r["status"] for r in manifest["rebuilt"] if r["kind"] == "summary"]
+                assert rebuilt == ["done"], manifest["rebuilt"]
                 task = TaskRun.objects.filter(kind="derived_rebuild_task").order_by("-started_at").first()
                 task_runs.append(task.duration_ms)
         active = Summary.objects.get(conversation=conversation, status="active")
-        return {"value": round(statistics.median(runs), 2), "unit": "ms",
-                "params": {"conversation_messages": 1000, "summary_max_sources": max_sources, "repeat": repeat,
-                           "measures": "confirm to manifest, rebuild included (in-process tasks)",
-                           "rebuild_task_ms": task_runs, "final_summary_version": active.version,
-                           "runs_ms": [round(r, 1) for r in runs]}}
+        return {
+            "value": round(statistics.median(runs), 2),
+            "unit": "ms",
+            "params": {
+                "conversation_messages": 1000,
+                "summary_max_sources": max_sources,
+                "repeat": repeat,
+                "measures": "confirm to manifest, rebuild included (in-process tasks)",
+                "rebuild_task_ms": task_runs,
+                "final_summary_version": active.version,
+                "runs_ms": [round(r, 1) for r in runs],
+            },
+        }
 
-    def _history(self, *, messages: int, rng: random.Random):
+    def _history(self, *, messages: int, rng: random.Random) -> AbstractBaseUser:
         """A user with ``messages`` messages in 50 conversations: statements and replies whose
         contexts follow the topic of the question (as retrieval would), with a few secrets."""
         User = get_user_model()
@@ -168,7 +230,7 @@ class Command(BaseCommand):
         DeletionRequest.objects.filter(owner__isnull=True).delete()
         user = User.objects.create_user(username="bench", password="bench-password-123")
         conversations = [Conversation.objects.create(owner=user, title=f"bench {i}") for i in range(50)]
-        texts, roles = [], []
+        texts: list[str | None] = []
         for i in range(messages // 2):
             if i in {7 * k + 3 for k in range(len(SECRETS))} and (i - 3) // 7 < len(SECRETS):
                 texts.append(SECRETS[(i - 3) // 7])
@@ -191,14 +253,22 @@ class Command(BaseCommand):
                 pool = by_topic[topic] + (secret_nodes if rng.random() < 0.02 else [])
                 context = rng.sample(pool, min(len(pool), rng.randint(0, 4)))
                 reply_text = f"Noted about {topic}." if topic != "secret" else "Noted, I will remember that."
-                reply = Message.objects.create(conversation=conversation, owner=user, role=Role.ASSISTANT, content=reply_text)
+                reply = Message.objects.create(
+                    conversation=conversation, owner=user, role=Role.ASSISTANT, content=reply_text
+                )
                 edges += [Edge(src_id=c, dst_id=reply.pk) for c in [message.pk, *context]]
-                embeddings.append(Embedding(node_id=message.pk, owner=user, vector=vectors[i].tolist(), backend=embedder.name))
+                embeddings.append(
+                    Embedding(node_id=message.pk, owner=user, vector=vectors[i].tolist(), backend=embedder.name)
+                )
                 if reply_text not in reply_vectors:
                     reply_vectors[reply_text] = embedder.embed_one(reply_text).tolist()
-                embeddings.append(Embedding(node_id=reply.pk, owner=user, vector=reply_vectors[reply_text], backend=embedder.name))
-                (secret_nodes if topic == "secret" else by_topic[topic]).append(message.pk)
-                by_topic[topic].append(reply.pk) if topic != "secret" else None
+                embeddings.append(
+                    Embedding(node_id=reply.pk, owner=user, vector=reply_vectors[reply_text], backend=embedder.name)
+                )
+                if topic == "secret":
+                    secret_nodes.append(message.pk)
+                else:
+                    by_topic[topic] += [message.pk, reply.pk]
             Edge.objects.bulk_create(edges, batch_size=5000)
             Embedding.objects.bulk_create(embeddings, batch_size=1000)
         with connection.cursor() as cursor:

@@ -1,17 +1,20 @@
 """The deletion benchmark: the paper's tables and Figure 8, on the persona facts and TOFU.
 
-Writes reports/eval.json, reports/eval.md and reports/eval_fig8.png (see CONTRACT.md, "Evaluation
-output"). Run it through `make eval`, which points it at a database of its own (dellm_eval): it
-creates one user per episode and deletes it afterwards.
+Writes reports/eval.json (per dataset and system: forget and retain scores before and after the
+deletion, residual hits, deleted and collateral messages, and more; then the targets, PASS or MISS),
+reports/eval.md (the same as tables, with the protocol) and reports/eval_fig8.png (forget-after
+against retain-after). Run it through `make eval`, which points it at a database of its own
+(dellm_eval): it creates one user per episode and deletes it afterwards.
 """
 
 from __future__ import annotations
 
 import shlex
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from evaluation.datasets import DEFAULT_TOFU_RETAIN, data_dir, personas_load, slice_parse, tofu_load
 from evaluation.report import METRICS
@@ -19,9 +22,12 @@ from evaluation.runner import evaluate
 
 
 class Command(BaseCommand):
+    """``manage.py dellm_eval``: load the datasets, run the systems, print the targets."""
+
     help = "Run the deletion benchmark and write reports/eval.json, eval.md and eval_fig8.png."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
+        """The datasets, the systems, the metric and the output folder."""
         parser.add_argument(
             "--dataset",
             choices=["personas", "tofu", "all"],
@@ -69,7 +75,8 @@ class Command(BaseCommand):
         parser.add_argument("--no-progress", action="store_true", help="no progress bar")
         parser.add_argument("--out", default=str(Path(settings.BASE_DIR) / "reports"), help="output folder")
 
-    def handle(self, *args, **options):
+    def handle(self, *args: Any, **options: Any) -> None:
+        """Load the selected datasets, run the benchmark and print each target's result."""
         if options["limit"] is not None and options["limit"] < 1:
             raise CommandError("--limit must be 1 or more.")
         folder = data_dir(options["data_dir"])
@@ -108,7 +115,7 @@ class Command(BaseCommand):
         self.stdout.write(f"wrote {', '.join(report['files'].values())} in {report['wall_s']:.0f} s")
 
     @staticmethod
-    def _command(options) -> str:
+    def _command(options: dict) -> str:
         parts = ["python", "manage.py", "dellm_eval"]
         defaults = {
             "tofu_retain_slice": "{}:{}".format(*DEFAULT_TOFU_RETAIN),
