@@ -18,6 +18,7 @@ from tqdm import tqdm
 from dellm_site.ai.embedding import Embedder, get_embedder
 from dellm_site.ai.llm import get_llm
 from dellm_site.celery import app as celery_app
+from provenance.forgetting.resolution import MATCH_FLOOR, MATCH_MARGIN
 
 from .datasets import Dataset
 from .metrics import judge_for
@@ -131,7 +132,7 @@ def evaluate(
         "settings": {
             "context_top_k": settings.DELLM_CONTEXT_TOP_K,
             "context_min_similarity": settings.DELLM_CONTEXT_MIN_SIMILARITY,
-            "forget_semantic_threshold": settings.DELLM_FORGET_SEMANTIC_THRESHOLD,
+            "forget_resolution": {"match_margin": MATCH_MARGIN, "match_floor": MATCH_FLOOR},
             "derived_memory": settings.DELLM_DERIVED_MEMORY,
             "semantic_query": semantic_query,
             "embedding_cache": cache_embeddings,

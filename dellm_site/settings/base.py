@@ -216,8 +216,6 @@ DELLM_SUMMARY_MAX_SOURCES = env.int("DELLM_SUMMARY_MAX_SOURCES", default=50)
 DELLM_CONTEXT_KINDS = env.list("DELLM_CONTEXT_KINDS", default=["message", "fact", "summary"])
 
 # --- DeLLM: forgetting -----------------------------------------------------------------
-# Similarity at or above which an item matches a semantic (or natural-language) forget request.
-DELLM_FORGET_SEMANTIC_THRESHOLD = env.float("DELLM_FORGET_SEMANTIC_THRESHOLD", default=0.6)
 # Similarity at or above which a surviving item counts as a residual hit in the verification scan.
 DELLM_FORGET_VERIFY_SIMILARITY = env.float("DELLM_FORGET_VERIFY_SIMILARITY", default=0.8)
 # Minutes a preview stays confirmable.

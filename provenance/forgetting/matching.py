@@ -13,6 +13,7 @@ from memory.embeddings import text_embed
 from memory.models import Embedding, Node
 
 from .hooks import scope_resolve
+from .resolution import Candidate, resolve
 
 if TYPE_CHECKING:
     from dellm_site.types import User
@@ -54,6 +55,34 @@ def _keyword_matches(*, user, text: str) -> dict[int, Match]:
     return {pk: Match("keyword", round(float(rank), 4)) for pk, rank in rows}
 
 
+def resolved_matches(
+    *, user, targets: list[str], vectors: list[list[float]] | None = None, threshold: float | None = None
+) -> tuple[dict[int, Match], list[dict]]:
+    """M for a request in words (each target resolved against the user's statements and facts), and
+    the possibly related items to offer unchecked. With an explicit ``threshold``, every stored item at
+    least that similar in meaning to a target is matched too."""
+    resolution = resolve(user=user, targets=targets, vectors=vectors)
+    matched = {c.id: Match(c.reason, c.score) for c in resolution.matched}
+    if threshold is not None and vectors:
+        for vector in vectors:
+            for pk, found in _semantic_matches(user=user, vector=vector, threshold=threshold).items():
+                matched.setdefault(pk, found)
+    related = [
+        {"id": c.id, "score": c.score, "target": c.target, "why": related_why(c)}
+        for c in resolution.related if c.id not in matched
+    ]
+    return matched, related
+
+
+def related_why(candidate: Candidate) -> str:
+    """Why an item is offered as possibly related, in plain words."""
+    if candidate.words >= 0.3:
+        return f"shares words with “{candidate.target}”"
+    if candidate.meaning >= 0.5:
+        return f"says something close to “{candidate.target}” in other words"
+    return f"is about something near “{candidate.target}”"
+
+
 def match(
     *,
     user: User,
@@ -82,12 +111,6 @@ def match(
         return {pk: Match("exact") for pk in nodes.filter(content__icontains=query).values_list("pk", flat=True)}
     if mode == "keyword":
         return _keyword_matches(user=user, text=query)
-    if mode == "semantic":
-        return _semantic_matches(user=user, vector=query_vector, threshold=threshold)
-    if mode == "natural":
-        # Keyword second, so an item found both ways is explained by its words.
-        return {
-            **_semantic_matches(user=user, vector=query_vector, threshold=threshold),
-            **_keyword_matches(user=user, text=query),
-        }
+    if mode in VECTOR_MODES:
+        return resolved_matches(user=user, targets=[query], vectors=[query_vector], threshold=threshold)[0]
     raise ApplicationError(f"Unknown mode {mode!r}; use one of {', '.join(MODES)}.", code="invalid")

@@ -14,9 +14,9 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from dellm_site.ai.embedding import get_embedder
 from dellm_site.errors import ApplicationError
 from dellm_site.types import RequestId
-from memory.embeddings import text_embed
 from memory.models import Embedding, Node, NodeKind
 
 from ..models import DeletionRequest, DeletionStatus
@@ -24,7 +24,7 @@ from ..selectors import deletion_request_get
 from .audit import audit_open
 from .execution import execute
 from .intent import forget_request_target, is_vague
-from .matching import MODES, TEXT_MODES, VECTOR_MODES, Match, match
+from .matching import MODES, TEXT_MODES, VECTOR_MODES, Match, match, resolved_matches
 from .planning import closure, plan, plan_ids
 from .verification import verify
 
@@ -49,8 +49,6 @@ def _validate(*, mode, query, message_ids, threshold, depth, conversation_id) ->
         raise ApplicationError("mode 'ids' needs message_ids.", code="invalid")
     if mode == "conversation" and conversation_id is None:
         raise ApplicationError("mode 'conversation' needs conversation_id.", code="invalid")
-    if threshold is None and mode in VECTOR_MODES:
-        threshold = settings.DELLM_FORGET_SEMANTIC_THRESHOLD
     if threshold is not None and not (0.0 < float(threshold) <= 1.0):
         raise ApplicationError("threshold must be in (0, 1].", code="invalid")
     if depth is not None and int(depth) < 0:
@@ -58,29 +56,36 @@ def _validate(*, mode, query, message_ids, threshold, depth, conversation_id) ->
     return query, threshold
 
 
-def _working_set(*, mode: str, query: str, matched: dict[int, Match], query_vector: list[float] | None) -> dict:
+def _working_set(*, mode: str, query: str, matched: dict[int, Match], vectors: list[list[float]]) -> dict:
     """What verification will scan for: the request's words, or the matched texts, and vectors.
     Kept only until the request completes or expires."""
     ids = sorted(matched)[:MAX_STORED_VECTORS]
     if mode in TEXT_MODES:
-        terms = [query]
+        terms = [t for t in query.split("; ") if t.strip()]
     else:
         terms = list(Node.objects.filter(pk__in=ids).values_list("content", flat=True))  # an erased fact's own words
     # Only the matched *messages* define what must not survive: a matched summary also holds other,
     # innocent content, and its rebuilt successor would otherwise be flagged for that.
-    vectors = [
+    stored = [
         list(map(float, v))
         for v in Embedding.objects.filter(node_id__in=ids, node__kind=NodeKind.MESSAGE).values_list("vector", flat=True)
     ]
-    if query_vector is not None:
-        vectors.append(query_vector)
-    return {"terms": terms, "vectors": vectors}
+    return {"terms": terms, "vectors": stored + list(vectors)}
 
 
 def _expire(request: DeletionRequest) -> None:
     request.status = DeletionStatus.EXPIRED
     request.working = {}
     request.save(update_fields=["status", "working"])
+
+
+def request_targets(text: str) -> list[str]:
+    """What a request in words names, one entry per target; a request that names nothing is refused."""
+    found = forget_request_target(text)
+    targets = [t.strip() for t in (found if found is not None else text).split("; ") if t.strip()]
+    if not targets or all(is_vague(t) for t in targets):
+        raise ApplicationError("Say what to forget, e.g. 'forget that I live in Lisbon'.", code="vague_request")
+    return [t for t in targets if not is_vague(t)]
 
 
 def forget_cancel(*, user: User, request_id: RequestId) -> None:
@@ -111,19 +116,21 @@ def forget_preview(
         mode=mode, query=query, message_ids=message_ids, threshold=threshold, depth=depth,
         conversation_id=conversation_id,
     )
-    if mode == "natural":
-        target = forget_request_target(query)
-        query = target if target is not None else query
-        if is_vague(query):
-            raise ApplicationError("Say what to forget, e.g. 'forget that I live in Lisbon'.", code="vague_request")
-    query_vector = text_embed(text=query) if mode in VECTOR_MODES else None
-    matched = match(
-        user=user, mode=mode, query=query, message_ids=message_ids, threshold=threshold,
-        conversation_id=conversation_id, query_vector=query_vector,
-    )
+    related: list[dict] = []
+    vectors: list[list[float]] = []
+    if mode in VECTOR_MODES:
+        targets = request_targets(query) if mode == "natural" else [query]
+        vectors = [[float(x) for x in v] for v in get_embedder().embed(targets)]
+        matched, related = resolved_matches(user=user, targets=targets, vectors=vectors, threshold=threshold)
+        query = "; ".join(targets)
+    else:
+        matched = match(
+            user=user, mode=mode, query=query, message_ids=message_ids, conversation_id=conversation_id,
+        )
     depth = None if depth is None else int(depth)
     started = time.monotonic()
     the_plan = plan(user=user, matched=matched, depth=depth)
+    the_plan["related"] = [r for r in related if r["id"] not in plan_ids(the_plan)]
     the_plan["conversation"] = int(conversation_id) if mode == "conversation" else None
     the_plan["plan_ms"] = round((time.monotonic() - started) * 1000, 1)
     return DeletionRequest.objects.create(
@@ -134,7 +141,7 @@ def forget_preview(
         threshold=threshold,
         expires_at=timezone.now() + timedelta(minutes=settings.DELLM_FORGET_PREVIEW_MINUTES),
         plan=the_plan,
-        working={**_working_set(mode=mode, query=query, matched=matched, query_vector=query_vector), "target": query},
+        working={**_working_set(mode=mode, query=query, matched=matched, vectors=vectors), "target": query},
     )
 
 
