@@ -54,16 +54,21 @@ class MessageListApi(APIView):
         request=MessageCreateSerializer,
         responses={201: PostResultSerializer, 200: ForgetPreviewResultSerializer},
         description="Post a message and get the reply. A deletion request ('forget that ...') is not answered "
-        "by the LLM nor stored: the response is {forget_preview} instead (200).",
+        "by the LLM nor stored: the response is {forget_preview} instead (200). A message that may be one gets "
+        "{forget_question} (200), also unstored: post it again with intent 'answer' to have it answered, or "
+        "preview it with /api/forget/preview/ (mode 'natural').",
     )
     def post(self, request, conversation_id: int):
         data = MessageCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         result = turns.message_post(
-            user=request.user, conversation_id=conversation_id, content=data.validated_data["content"]
+            user=request.user, conversation_id=conversation_id, content=data.validated_data["content"],
+            answer=data.validated_data.get("intent") == "answer",
         )
         if result.forget_preview is not None:
             return Response({"forget_preview": result.forget_preview}, status=status.HTTP_200_OK)
+        if result.forget_question is not None:
+            return Response({"forget_question": result.forget_question}, status=status.HTTP_200_OK)
         user_message, reply, context = result
         contexts = {user_message.pk: [], reply.pk: context}
         body = {

@@ -60,19 +60,28 @@ class ChatConsumer(WebsocketConsumer):
         if frame.get("type") == "forget_confirm":
             self.confirm_forget(frame)
             return
+        if frame.get("type") == "forget_review":
+            self.review_forget(frame)
+            return
         if frame.get("type") != "message":
-            self.send_error(
-                "unknown_type", f"Unknown frame type {frame.get('type')!r}; send type 'message' or 'forget_confirm'."
-            )
+            kinds = "'message', 'forget_review' or 'forget_confirm'"
+            self.send_error("unknown_type", f"Unknown frame type {frame.get('type')!r}; send {kinds}.")
             return
         try:
+            intent = frame.get("intent")
+            if intent not in (None, "answer"):
+                self.send_error("invalid", "intent must be 'answer' when given.")
+                return
             for event in turns.message_post_stream(
-                user=self.user, conversation_id=self.conversation.pk, content=frame.get("content")
+                user=self.user, conversation_id=self.conversation.pk, content=frame.get("content"),
+                answer=intent == "answer",
             ):
                 if event.type == "token":
                     self.send_json({"type": "token", "delta": event.delta})
                 elif event.type == "forget_preview":
                     self.send_json({"type": "forget_preview", "preview": event.preview})
+                elif event.type == "forget_question":
+                    self.send_json({"type": "forget_question", "question": event.question})
                 else:
                     message = messages_serialize([event.message])[0]
                     if event.type == "reply":
@@ -84,14 +93,24 @@ class ChatConsumer(WebsocketConsumer):
             logger.exception("chat frame failed")
             self.send_error("server_error", "Something went wrong while answering; please try again.")
 
-    def confirm_forget(self, frame: dict) -> None:
-        """``{"type": "forget_confirm", "request_id", "keep"?}`` -> ``{"type": "forget_done", "manifest"}``."""
-        keep = frame.get("keep") or []
-        if not isinstance(keep, list) or not all(isinstance(k, int) for k in keep):
-            self.send_error("invalid", "keep must be a list of item ids.")
-            return
+    def review_forget(self, frame: dict) -> None:
+        """``{"type": "forget_review", "content"}`` (after a forget_question) -> ``{"type": "forget_preview"}``."""
         try:
-            manifest = forget_confirm(user=self.user, request_id=frame.get("request_id"), keep=keep)
+            preview = turns.forget_review(user=self.user, content=frame.get("content"))
+        except ApplicationError as exc:
+            self.send_error(exc.code, exc.detail)
+            return
+        self.send_json({"type": "forget_preview", "preview": preview})
+
+    def confirm_forget(self, frame: dict) -> None:
+        """``{"type": "forget_confirm", "request_id", "keep"?, "add"?}`` -> ``{"type": "forget_done", "manifest"}``."""
+        keep, add = frame.get("keep") or [], frame.get("add") or []
+        for name, ids in (("keep", keep), ("add", add)):
+            if not isinstance(ids, list) or not all(isinstance(k, int) and not isinstance(k, bool) for k in ids):
+                self.send_error("invalid", f"{name} must be a list of item ids.")
+                return
+        try:
+            manifest = forget_confirm(user=self.user, request_id=frame.get("request_id"), keep=keep, add=add)
         except ApplicationError as exc:
             self.send_error(exc.code, exc.detail)
             return

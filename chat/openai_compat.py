@@ -66,6 +66,14 @@ def _forget_answer(request, preview: dict, conversation_id: int) -> str:
     )
 
 
+def _question_answer(question: dict) -> str:
+    return (
+        f"{question['text']} I have not stored or answered your message. If you did, say so plainly "
+        "(for example \u201cforget that \u2026\u201d). If you did not, send it again with "
+        "\"dellm\": {\"intent\": \"answer\"} in the request body and I will answer it."
+    )
+
+
 class _Turn:
     """What a client is told about one turn: the answer text and DeLLM's ids (the `dellm` object)."""
 
@@ -81,6 +89,9 @@ class _Turn:
         elif event.type == "forget_preview":
             self.text = _forget_answer(self.request, event.preview, self.extension["conversation"])
             self.extension["forget_preview"] = event.preview["request_id"]
+        elif event.type == "forget_question":
+            self.text = _question_answer(event.question)
+            self.extension["forget_question"] = event.question
 
 
 class _OpenAIView(APIView):
@@ -124,7 +135,8 @@ class ChatCompletionsApi(_OpenAIView):
         description="OpenAI chat completions (stream or not) with DeLLM memory. The last user message is the new "
         "turn; choose the conversation with the X-DeLLM-Conversation header (id) or the `user` field; default: one "
         "conversation per token. Errors use the OpenAI error shape. Responses carry a `dellm` object "
-        "(conversation, user_message, reply, context ids).",
+        "(conversation, user_message, reply, context ids; forget_preview or forget_question for a message that asks "
+        "to forget). Send `\"dellm\": {\"intent\": \"answer\"}` to have a message answered that was asked about.",
     )
     def post(self, request):
         body = request.data
@@ -146,7 +158,13 @@ class ChatCompletionsApi(_OpenAIView):
         model = str(body.get("model") or MODEL_ID)
         completion_id = f"chatcmpl-{uuid.uuid4().hex}"
         created = int(time.time())
-        events = turns.message_post_stream(user=request.user, conversation_id=conversation.pk, content=content)
+        extension = body.get("dellm") if isinstance(body.get("dellm"), dict) else {}
+        if extension.get("intent") not in (None, "answer"):
+            raise ApplicationError('dellm.intent must be "answer" when given.', code="invalid")
+        answer = extension.get("intent") == "answer"
+        events = turns.message_post_stream(
+            user=request.user, conversation_id=conversation.pk, content=content, answer=answer
+        )
         if body.get("stream"):
             include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
             sse = self._sse(request, events, completion_id, created, model, content, conversation.pk, include_usage)
@@ -183,7 +201,7 @@ class ChatCompletionsApi(_OpenAIView):
                     turn.take(event)
                     if event.type == "token":
                         yield chunk({"content": event.delta})
-                    elif event.type == "forget_preview":
+                    elif event.type in ("forget_preview", "forget_question"):
                         yield chunk({"content": turn.text})
             except ApplicationError as exc:
                 kind = "api_error" if exc.status >= 500 else "invalid_request_error"

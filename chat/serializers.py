@@ -39,6 +39,10 @@ class MessageSerializer(serializers.ModelSerializer):
 class MessageCreateSerializer(serializers.Serializer):
     # Length and emptiness are checked by the service, so REST and websocket give the same errors.
     content = serializers.CharField(allow_blank=True, trim_whitespace=False)
+    intent = serializers.ChoiceField(
+        choices=["answer"], required=False,
+        help_text="'answer': this message is not a request to forget (the reply to a forget_question).",
+    )
 
 
 class PostResultSerializer(serializers.Serializer):
@@ -60,8 +64,17 @@ class InfluenceSerializer(serializers.Serializer):
     )
 
 
+class ForgetQuestionSerializer(serializers.Serializer):
+    text = serializers.CharField(help_text="The question to show: 'Did you want me to forget \u201cmy address\u201d?'")
+    targets = serializers.ListField(child=serializers.CharField())
+    confidence = serializers.FloatField(help_text="How likely the message is a request to forget (0-1).")
+    content = serializers.CharField(help_text="The message, unchanged; it was not stored.")
+    choices = serializers.DictField(child=serializers.CharField())
+
+
 class ForgetPreviewResultSerializer(serializers.Serializer):
-    forget_preview = PreviewSerializer()
+    forget_preview = PreviewSerializer(required=False)
+    forget_question = ForgetQuestionSerializer(required=False)
 
 
 def messages_serialize(messages: Iterable[Message]) -> list[dict]:

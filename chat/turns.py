@@ -1,7 +1,12 @@
 """One chat turn: validate -> recognise a forget request -> store the question -> retrieve its context
 -> stream the LLM's answer -> store the reply with one edge per context item -> queue derivations.
 
-Every transport (REST, websocket, the OpenAI-compatible endpoint) goes through ``message_post_stream``.
+A message that asks to forget something is never stored, embedded, answered or sent to fact
+extraction. Recognition has three outcomes: sure -> a Forget preview; unsure -> a question back to the
+user (``forget_question``: review what would be forgotten, or just answer), nothing stored until they
+choose; no -> an ordinary turn. With an LLM that can call functions, an unsure message is first put to
+it as ``forget_memory(targets)``. Every transport (REST, websocket, the OpenAI-compatible endpoint)
+goes through ``message_post_stream``.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from dellm_site.ai.embedding import get_embedder
 from dellm_site.ai.llm import get_llm
 from dellm_site.ai.prompts import Prompt
 from dellm_site.errors import ApplicationError
@@ -21,10 +27,10 @@ from dellm_site.types import AnyId
 from dellm_site.validation import text_validate
 from memory.graph import edges_record
 from memory.models import Node
-from memory.retrieval import context_for
+from memory.retrieval import context_retrieve
 from memory.summaries import summary_due
 from memory.tasks import embed_node, facts_extract_task, summary_refresh_task
-from provenance.forgetting.intent import forget_request_target
+from provenance.forgetting.intent import intent_detect
 from provenance.forgetting.services import forget_preview
 from provenance.selectors import preview_data
 
@@ -49,6 +55,7 @@ class ChatEvent:
     context: list[int] = field(default_factory=list)
     scores: dict[int, float] = field(default_factory=dict)
     preview: dict | None = None
+    question: dict | None = None
 
 
 def _enqueue_embedding(node_id: int) -> None:
@@ -95,21 +102,61 @@ def _reply_store(*, user, conversation: Conversation, content: str, context_ids:
     return reply
 
 
-def message_post_stream(*, user: User, conversation_id: AnyId, content: object) -> Iterator[ChatEvent]:
+def forget_question(*, content: str, targets: list[str], confidence: float) -> dict:
+    """What the user is asked when a message may be a request to forget (nothing is stored meanwhile)."""
+    named = " and ".join(f"\u201c{t}\u201d" for t in targets) if targets else "something you told me"
+    return {
+        "text": f"Did you want me to forget {named}?",
+        "targets": targets,
+        "confidence": round(confidence, 3),
+        "content": content,
+        "choices": {"review": "Review what I'd forget", "answer": "No, just answer it"},
+    }
+
+
+def forget_review(*, user: User, content: object) -> dict:
+    """The user chose "Review what I'd forget" for a message they were asked about: its preview."""
+    deletion = forget_preview(user=user, mode="natural", query=message_validate(content=content))
+    return preview_data(request=deletion)
+
+
+def _recognise(*, user, content: str, vector) -> ChatEvent | None:
+    """The forget preview or the question a message turns into, or None for an ordinary message."""
+    found = intent_detect(content, vector=vector)
+    outcome, targets = found.outcome, found.targets
+    if outcome == "ask":
+        decided = get_llm().forget_targets(content)
+        if decided is not None:
+            outcome, targets = ("forget", decided) if decided else ("none", [])
+    if outcome == "forget":
+        query = "; ".join(targets) if targets and targets != found.targets else content
+        deletion = forget_preview(user=user, mode="natural", query=query)
+        return ChatEvent(type="forget_preview", preview=preview_data(request=deletion))
+    if outcome == "ask":
+        question = forget_question(content=content, targets=targets, confidence=found.confidence)
+        return ChatEvent(type="forget_question", question=question)
+    return None
+
+
+def message_post_stream(
+    *, user: User, conversation_id: AnyId, content: object, answer: bool = False
+) -> Iterator[ChatEvent]:
     """Post a user message and stream the reply. Stores the user message first, retrieves the
     context, streams the LLM's answer, then stores the reply and one edge from every context
-    item (the user message included) in one transaction."""
+    item (the user message included) in one transaction. ``answer``: the user said this message is
+    not a request to forget (after a ``forget_question``), so it is answered without asking again."""
     content = message_validate(content=content)
     conversation = conversation_get(user=user, conversation_id=conversation_id)
-    if forget_request_target(content) is not None:
-        # A deletion request is never answered by the LLM nor stored as memory: it becomes a preview.
-        deletion = forget_preview(user=user, mode="natural", query=content)
-        yield ChatEvent(type="forget_preview", preview=preview_data(request=deletion))
-        return
+    vector = get_embedder().embed_one(content)  # once: for recognition and for retrieval
+    if not answer:
+        recognised = _recognise(user=user, content=content, vector=vector)
+        if recognised is not None:
+            yield recognised
+            return
     user_message = _user_message_store(user=user, conversation=conversation, content=content)
     yield ChatEvent(type="user_message", message=user_message)
 
-    retrieved = context_for(user=user, text=content, exclude_ids={user_message.pk})
+    retrieved = context_retrieve(user=user, query_vector=vector, exclude_ids={user_message.pk})
     prompt = Prompt(question=content, context=[item.node.content for item in retrieved])
     pieces: list[str] = []
     for delta in get_llm().stream(prompt):
@@ -132,19 +179,22 @@ class PostResult:
     reply: Message | None = None
     context: list[int] = field(default_factory=list)
     forget_preview: dict | None = None
+    forget_question: dict | None = None
 
     def __iter__(self):  # (user_message, reply, context), for callers that unpack
         return iter((self.user_message, self.reply, self.context))
 
 
-def message_post(*, user: User, conversation_id: AnyId, content: object) -> PostResult:
-    """Post a message and wait for the whole reply (or the forget preview it turned out to be)."""
+def message_post(*, user: User, conversation_id: AnyId, content: object, answer: bool = False) -> PostResult:
+    """Post a message and wait for the whole reply (or the forget preview or question it turned out to be)."""
     result = PostResult()
-    for event in message_post_stream(user=user, conversation_id=conversation_id, content=content):
+    for event in message_post_stream(user=user, conversation_id=conversation_id, content=content, answer=answer):
         if event.type == "user_message":
             result.user_message = event.message
         elif event.type == "reply":
             result.reply, result.context = event.message, event.context
         elif event.type == "forget_preview":
             result.forget_preview = event.preview
+        elif event.type == "forget_question":
+            result.forget_question = event.question
     return result

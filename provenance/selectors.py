@@ -120,7 +120,7 @@ def preview_data(*, request: DeletionRequest) -> dict:
     plan = request.plan
     # An item deleted since the preview was made is listed without a description.
     GONE = {"kind": None, "role": None, "conversation": None, "excerpt": None}
-    ids = {e["id"] for e in plan.get("matched", [])} | {e["id"] for e in plan.get("tainted", [])}
+    ids = {e["id"] for key in ("matched", "tainted", "related") for e in plan.get(key, [])}
     items = node_summaries(user=request.owner, node_ids=ids) if request.owner else {}
 
     def with_item(entry):
@@ -137,4 +137,6 @@ def preview_data(*, request: DeletionRequest) -> dict:
         "matched": [with_item(e) for e in plan.get("matched", [])],
         "tainted": [with_item(e) for e in plan.get("tainted", [])],
         "derived": [{"id": e["id"], "kind": e["kind"], "action": e["action"]} for e in plan.get("derived", [])],
+        # Offered, unchecked: items that may hold the same information (only those still stored).
+        "related": [with_item(e) for e in plan.get("related", []) if str(e["id"]) in items],
     }

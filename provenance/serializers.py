@@ -44,6 +44,17 @@ class DerivedSerializer(serializers.Serializer):
     action = serializers.CharField()
 
 
+class RelatedSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    score = serializers.FloatField()
+    target = serializers.CharField(help_text="The part of the request this item is close to.")
+    why = serializers.CharField(help_text="Why it is offered, in plain words.")
+    kind = serializers.CharField(allow_null=True)
+    role = serializers.CharField(allow_null=True)
+    conversation = serializers.IntegerField(allow_null=True)
+    excerpt = serializers.CharField(allow_null=True)
+
+
 class PreviewSerializer(serializers.Serializer):
     request_id = serializers.UUIDField()
     status = serializers.CharField()
@@ -55,10 +66,17 @@ class PreviewSerializer(serializers.Serializer):
     matched = MatchedSerializer(many=True)
     tainted = TaintedSerializer(many=True)
     derived = DerivedSerializer(many=True)
+    related = RelatedSerializer(
+        many=True, help_text="Possibly related items, not deleted unless listed in the confirm's `add`."
+    )
 
 
 class ConfirmSerializer(serializers.Serializer):
     keep = serializers.ListField(child=serializers.IntegerField(min_value=1), required=False, default=list)
+    add = serializers.ListField(
+        child=serializers.IntegerField(min_value=1), required=False, default=list,
+        help_text="Possibly related items (from the preview's `related`) to forget as well.",
+    )
 
 
 class ManifestSerializer(serializers.Serializer):

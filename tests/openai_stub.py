@@ -21,7 +21,8 @@ The reply (what ``stub_reply`` computes from the request's ``messages``)::
 and, when that message holds numbered past items (lines ``[n] text``, the shape of
 ``dellm_site.ai.prompts.Prompt.render``), ``" | past items: "`` + the items' texts joined by ``" ; "``.
 For a DeLLM prompt the last line is ``"User message: <question>"``, so the reply names the question
-and every context item the stub was given. Set ``stub.reply`` to a string to answer that instead.
+and every context item the stub was given. Set ``stub.reply`` to a string to answer that instead, and
+``stub.tool_call = (name, arguments)`` to answer a non-streamed request offering that tool with a call.
 
 Every request is recorded before anything else happens (even one that is then refused):
 ``stub.requests`` is the list of JSON bodies (``{}`` for a GET), ``stub.calls`` the list of
@@ -63,6 +64,8 @@ class OpenAIStub:
         self.embedding_dimensions = embedding_dimensions
         self.model_ids = list(model_ids)
         self.reply: str | None = None
+        # (function name, arguments): answer a non-streamed request that offers that tool with a call to it.
+        self.tool_call: tuple[str, dict] | None = None
         self.delay = 0.0
         self.chunk_delay = 0.0
         self.calls: list[Call] = []
@@ -113,6 +116,7 @@ class OpenAIStub:
             self._stream_failures.clear()
         self.delay = self.chunk_delay = 0.0
         self.reply = None
+        self.tool_call = None
 
     # --- life cycle -------------------------------------------------------------------------
     def close(self) -> None:

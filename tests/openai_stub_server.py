@@ -166,6 +166,16 @@ class StubHandler(BaseHTTPRequestHandler):
         usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
         ident, created, model = f"chatcmpl-{uuid.uuid4().hex[:16]}", int(time.time()), body["model"]
         if not body.get("stream"):
+            message = {"role": "assistant", "content": reply, "refusal": None}
+            finish = "stop"
+            offered = {t.get("function", {}).get("name") for t in body.get("tools") or [] if isinstance(t, dict)}
+            if stub.tool_call is not None and stub.tool_call[0] in offered:
+                name, arguments = stub.tool_call
+                message = {"role": "assistant", "content": None, "refusal": None, "tool_calls": [
+                    {"id": f"call_{uuid.uuid4().hex[:12]}", "type": "function",
+                     "function": {"name": name, "arguments": json.dumps(arguments)}},
+                ]}
+                finish = "tool_calls"
             self._send_json(
                 200,
                 {
@@ -173,14 +183,7 @@ class StubHandler(BaseHTTPRequestHandler):
                     "object": "chat.completion",
                     "created": created,
                     "model": model,
-                    "choices": [
-                        {
-                            "index": 0,
-                            "message": {"role": "assistant", "content": reply, "refusal": None},
-                            "logprobs": None,
-                            "finish_reason": "stop",
-                        }
-                    ],
+                    "choices": [{"index": 0, "message": message, "logprobs": None, "finish_reason": finish}],
                     "usage": usage,
                 },
             )

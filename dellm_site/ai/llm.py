@@ -49,6 +49,11 @@ class LLM(ABC):
                 facts.append(line)
         return facts
 
+    def forget_targets(self, text: str) -> list[str] | None:
+        """Ask the model whether ``text`` is a request to forget: the targets if it is, [] if it is not,
+        None when this backend cannot tell (it has no function calling)."""
+        return None
+
     def summarize(self, texts: list[str]) -> str:
         """A short summary of what the user said in ``texts`` (a conversation, oldest first)."""
         body = "\n".join(f"- {t}" for t in texts)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 
 import openai
 
 from .llm import LLM, LLMError
+from .prompts import FORGET_TOOL, FORGET_TOOL_INSTRUCTION
 
 
 class OpenAILLM(LLM):
@@ -39,3 +41,25 @@ class OpenAILLM(LLM):
             raise LLMError(f"The language model returned an error ({exc.status_code}).") from exc
         except openai.APIError as exc:  # e.g. an error event in the middle of the stream
             raise LLMError(f"The language model failed while answering: {exc.message}") from exc
+
+    def forget_targets(self, text: str) -> list[str] | None:
+        """One function-calling request: a call to ``forget_memory`` means yes (with its targets)."""
+        try:
+            response = self._client.chat.completions.create(
+                model=self.model,
+                messages=[{"role": "system", "content": FORGET_TOOL_INSTRUCTION}, {"role": "user", "content": text}],
+                tools=[FORGET_TOOL],
+                tool_choice="auto",
+            )
+        except openai.APIError as exc:
+            raise LLMError(f"The language model failed while reading the message: {exc}") from exc
+        for choice in response.choices:
+            for call in choice.message.tool_calls or []:
+                if call.function.name != FORGET_TOOL["function"]["name"]:
+                    continue
+                try:
+                    targets = json.loads(call.function.arguments or "{}").get("targets") or []
+                except (ValueError, AttributeError):
+                    return None  # a malformed call decides nothing; the user is asked instead
+                return [str(t).strip() for t in targets if str(t).strip()] or None
+        return []

@@ -48,3 +48,30 @@ SUMMARY_INSTRUCTION = (
 
 def instruction_hash(instruction: str) -> str:
     return hashlib.sha256(instruction.encode()).hexdigest()[:12]
+
+
+# Deciding whether an unclear message asks to forget something: offered as a function the model may call.
+FORGET_TOOL_INSTRUCTION = (
+    "Decide whether the user's message below asks you to forget, delete or stop keeping something they "
+    "told you earlier. If it does, call forget_memory with what they want forgotten, in their own words, one "
+    "entry per thing. If it does not (it only mentions forgetting or deleting, e.g. a file, a habit, a plan), "
+    "answer with the single word: no."
+)
+FORGET_TOOL = {
+    "type": "function",
+    "function": {
+        "name": "forget_memory",
+        "description": "Forget what the user told you about the given targets, and everything derived from it.",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "targets": {
+                    "type": "array",
+                    "items": {"type": "string"},
+                    "description": "What to forget, in the user's words, one entry per target.",
+                }
+            },
+            "required": ["targets"],
+        },
+    },
+}

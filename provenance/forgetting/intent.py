@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 _REQUEST = re.compile(
     r"^\s*(?:(?:hey|ok|okay|please|pls|so|now|and)[\s,]+)*"
@@ -43,3 +44,18 @@ def forget_request_target(text: str) -> str | None:
 def is_vague(target: str) -> bool:
     """True when the request names nothing in particular ("forget it", "delete everything")."""
     return target.lower() in VAGUE
+
+
+@dataclass(frozen=True)
+class Intent:
+    outcome: str  # "forget" (sure) | "ask" (unsure) | "none"
+    confidence: float  # probability that the message asks to forget something
+    targets: list[str]  # what it names, one entry per target
+
+
+def intent_detect(text: str, *, vector=None) -> Intent:
+    """Whether a chat message asks to forget something, how sure that is, and what it names."""
+    target = forget_request_target(text)
+    if target is None:
+        return Intent(outcome="none", confidence=0.0, targets=[])
+    return Intent(outcome="forget", confidence=1.0, targets=[t for t in target.split("; ") if t])

@@ -145,9 +145,12 @@ def forget_preview(
     )
 
 
-def forget_confirm(*, user: User, request_id: RequestId, keep: list[int] | None = None) -> dict:
-    """Execute a previewed deletion and return its manifest. Idempotent: confirming again
-    returns the same manifest; an interrupted execution is resumed."""
+def forget_confirm(
+    *, user: User, request_id: RequestId, keep: list[int] | None = None, add: list[int] | None = None
+) -> dict:
+    """Execute a previewed deletion and return its manifest. ``add`` names possibly related items of
+    the preview to forget as well (with everything built from them); ``keep`` spares tainted ones.
+    Idempotent: confirming again returns the same manifest; an interrupted execution is resumed."""
     expired = False
     with transaction.atomic():
         request = deletion_request_get(user=user, request_id=request_id, lock=True)
@@ -159,6 +162,15 @@ def forget_confirm(*, user: User, request_id: RequestId, keep: list[int] | None 
             _expire(request)  # committed: the preview's working text goes now
             expired = True
         elif request.status == DeletionStatus.PREVIEWED:
+            add = sorted({int(k) for k in (add or [])})
+            offered = {e["id"] for e in request.plan.get("related", [])}
+            if set(add) - offered:
+                raise ApplicationError(
+                    f"add lists items that this preview did not offer: {sorted(set(add) - offered)}.", code="invalid"
+                )
+            if add:
+                request.plan["matched"] = [*request.plan["matched"], *({"id": pk, "reason": "added"} for pk in add)]
+                request.plan["related"] = [e for e in request.plan["related"] if e["id"] not in add]
             keep = [int(k) for k in (keep or [])]
             unknown = set(keep) - plan_ids(request.plan)
             if unknown:
@@ -169,7 +181,7 @@ def forget_confirm(*, user: User, request_id: RequestId, keep: list[int] | None 
             request.target_ids = sorted(closure(user=user, request=request))
             request.status = DeletionStatus.EXECUTING
             request.confirmed_at = timezone.now()
-            request.save(update_fields=["kept", "target_ids", "status", "confirmed_at"])
+            request.save(update_fields=["plan", "kept", "target_ids", "status", "confirmed_at"])
             audit_open(request=request, user=user)
     if expired:
         raise ApplicationError("This preview has expired; ask again to get a fresh one.", code="expired", status=410)

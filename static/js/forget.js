@@ -34,13 +34,15 @@
     keyword: "matches the words",
     semantic: "similar in meaning",
     conversation: "in the conversation",
+    fact_source: "a matched fact was taken from it",
+    added: "added by you",
   };
   const RELAXED = "Kept items may still reveal what you asked to forget.";
 
   // params: what the current preview was asked with (re-sent when the depth changes).
   // strictTainted: how many items a strict preview of the same request tainted, when known.
   // seq: the latest preview request; older answers that arrive late are ignored.
-  const state = { preview: null, params: null, strictTainted: null, busy: false, keep: new Set(), seq: 0 };
+  const state = { preview: null, params: null, strictTainted: null, busy: false, keep: new Set(), add: new Set(), seq: 0 };
 
   // --- helpers -----------------------------------------------------------------------------
 
@@ -242,6 +244,44 @@
     return li;
   }
 
+  // A possibly related item: not deleted unless the user ticks "add" (it then goes with what used it).
+  function relatedNode(entry) {
+    const li = el("li", "forget-item related");
+    li.dataset.id = entry.id;
+    const head = el("div", "item-head");
+    head.appendChild(el("span", "badge related", "possibly related"));
+    const link = el(entry.conversation ? "a" : "span", "item-id", "#" + entry.id);
+    if (entry.conversation) link.href = "/c/" + entry.conversation + "/#m" + entry.id;
+    head.append(" ", link, " ", el("span", "item-role", entry.role === "user" ? "You" : (entry.kind || "item")));
+    const label = el("label", "add");
+    const box = document.createElement("input");
+    box.type = "checkbox";
+    box.className = "add-box";
+    box.value = entry.id;
+    box.checked = state.add.has(entry.id);
+    box.setAttribute("aria-label", "Also forget #" + entry.id);
+    box.addEventListener("change", () => {
+      if (box.checked) state.add.add(entry.id); else state.add.delete(entry.id);
+      li.classList.toggle("added", box.checked);
+      updateSummary();
+    });
+    label.append(box, " also forget");
+    head.append(" ", label);
+    li.appendChild(head);
+    li.appendChild(el("div", "excerpt", entry.excerpt));
+    li.appendChild(el("div", "explanation", "Not included: it " + entry.why + "."));
+    return li;
+  }
+
+  function relatedList(entries) {
+    const section = el("section", "forget-group related-group");
+    section.appendChild(el("h3", null, "Possibly related — not included unless you tick them"));
+    const ul = el("ul");
+    entries.forEach((entry) => ul.appendChild(relatedNode(entry)));
+    section.appendChild(ul);
+    return section;
+  }
+
   function render(preview) {
     if (state.preview && state.preview.request_id !== preview.request_id) discard(state.preview);
     state.preview = preview;
@@ -249,6 +289,8 @@
     els.result.hidden = true;
     const tainted = preview.tainted.map((e) => e.id);
     state.keep = new Set([...state.keep].filter((id) => tainted.includes(id)));
+    const related = (preview.related || []).map((e) => e.id);
+    state.add = new Set([...state.add].filter((id) => related.includes(id)));
     if (preview.depth === null || preview.depth === undefined) state.strictTainted = preview.tainted.length;
     els.depth.value = preview.depth === null || preview.depth === undefined ? "" : String(preview.depth);
     if (els.depth.value === "" && preview.depth !== null && preview.depth !== undefined) {
@@ -266,6 +308,17 @@
       const what = preview.query ? "“" + preview.query + "”" : "this request";
       const empty = el("div", "forget-empty");
       empty.appendChild(el("p", "nothing", "Nothing matches " + what + ". Nothing will be deleted."));
+      if ((preview.related || []).length) {
+        empty.appendChild(el("p", "muted", "Some items are close; tick any you want forgotten, then Forget."));
+        empty.appendChild(relatedList(preview.related));
+        els.confirm.hidden = false;
+        els.cancel.textContent = "Cancel";
+        els.items.appendChild(empty);
+        els.counts.textContent = "";
+        els.warning.hidden = true;
+        updateSummary();
+        return;
+      }
       if (preview.mode !== "ids" && preview.mode !== "conversation") {
         empty.appendChild(el("p", "muted", "Try other words, or another way of matching (keywords, exact text, meaning)."));
       }
@@ -309,6 +362,7 @@
       section.appendChild(ul);
       els.items.appendChild(section);
     });
+    if ((preview.related || []).length) els.items.appendChild(relatedList(preview.related));
     if (preview.derived && preview.derived.length) {
       // A derived record named by the request is erased; one that merely used it is rebuilt.
       const erased = preview.derived.filter((d) => d.action === "erase").length;
@@ -333,10 +387,12 @@
     const matched = preview.matched.length;
     const tainted = preview.tainted.length;
     const kept = state.keep.size;
-    const total = matched + tainted - kept;
+    const added = state.add.size;
+    const total = matched + tainted - kept + added;
     let text = plural(matched, "matched item") + " · " + plural(tainted, "tainted item");
     if (kept) text += " (" + kept + " kept)";
-    text += " → " + plural(total, "item") + " will be deleted";
+    if (added) text += " · " + plural(added, "related item") + " added, with whatever used " + (added === 1 ? "it" : "them");
+    text += " → " + (added ? "at least " : "") + plural(total, "item") + " will be deleted";
     if (preview.threshold !== null && preview.threshold !== undefined && (preview.mode === "semantic" || preview.mode === "natural")) {
       text += " · meaning threshold " + preview.threshold;
     }
@@ -377,7 +433,7 @@
     els.depth.disabled = true;
     setStatus("Forgetting…", "busy");
     try {
-      const manifest = await api("POST", "/api/forget/" + preview.request_id + "/confirm/", { keep: [...state.keep] });
+      const manifest = await api("POST", "/api/forget/" + preview.request_id + "/confirm/", { keep: [...state.keep], add: [...state.add] });
       showManifest(manifest);
     } catch (error) {
       if (error.code === "expired") {
