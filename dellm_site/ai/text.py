@@ -68,12 +68,29 @@ def third_person(sentence: str) -> str:
     return text[0].upper() + text[1:]
 
 
+# A sentence addressed at the assistant's memory ("I don't want you to remember that ...", "I'd rather you
+# didn't know ..."): a wish about what is kept, never a fact about the user.
+_ABOUT_MEMORY = re.compile(
+    r"\b(?:you|your)\b.*\b(?:remember\w*|forg[eo]t\w*|know\w*|stor\w+|keep\w*|kept|memor\w+|delet\w+|eras\w+|"
+    r"remov\w+|wip\w+|record\w*|hold\w*|told|tell\w*)\b",
+    re.IGNORECASE,
+)
+
+
+def about_memory(sentence: str) -> bool:
+    """True when a sentence speaks to the assistant about what it remembers or should forget."""
+    return bool(_ABOUT_MEMORY.search(sentence))
+
+
 def user_statements(text: str) -> list[str]:
-    """First-person statements in a user's message (the raw material of facts and summaries)."""
+    """First-person statements in a user's message (the raw material of facts and summaries); wishes
+    about the assistant's memory are not statements about the user and are left out."""
     out = []
     for part in SENTENCE_END.split(text or ""):
         sentence = part.strip()
         if len(sentence.split()) < 3 or is_question(sentence) or not _FIRST_PERSON.match(sentence):
+            continue
+        if about_memory(sentence):
             continue
         out.append(sentence if sentence[-1] in ".!" else sentence + ".")
     return out

@@ -18,7 +18,7 @@ from django.contrib.auth.base_user import AbstractBaseUser
 
 from chat.models import Conversation, Message, Role
 from chat.services import conversation_create
-from chat.turns import message_post
+from chat.turns import forget_review, message_post
 from dellm_site.ai.text import is_question
 from dellm_site.errors import ApplicationError
 from memory.models import Node
@@ -80,6 +80,9 @@ class DeLLMRunner:
         self, user: AbstractBaseUser, conversation: Conversation, text: str, outcome: Outcome
     ) -> tuple[str, list[int]]:
         result = message_post(user=user, conversation_id=conversation.pk, content=text)
+        if result.forget_question is not None:  # asked whether it was a request: the user says "just answer it"
+            outcome.extra["messages_asked_about"] += 1
+            result = message_post(user=user, conversation_id=conversation.pk, content=text, answer=True)
         if result.forget_preview is not None:  # an ordinary message read as a deletion request
             outcome.extra["messages_read_as_deletion_requests"] += 1
             outcome.notes.append(f"read as a deletion request, not answered: {text[:80]!r}")
@@ -149,6 +152,9 @@ class DeLLMRunner:
                 outcome.notes.append(f"deletion request refused ({exc.code}): {forget.request[:80]!r}")
                 self.tick(1)
                 continue
+            if result.forget_question is not None:  # asked whether it was a request: the user says "review"
+                outcome.extra["requests_asked_about"] += 1
+                result.forget_preview = forget_review(user=user, content=forget.request)
             if result.forget_preview is None:
                 outcome.extra["requests_not_recognised"] += 1
                 outcome.notes.append(

@@ -107,6 +107,12 @@
         sendButton.disabled = false;
         setStatus("That is a request to forget: review what it removes in the Forget panel.");
         if (window.DeLLMForget) window.DeLLMForget.showPreview(frame.preview, { origin: "chat" });
+      } else if (frame.type === "forget_question") {
+        // Maybe a request to forget: nothing is stored until the user says which it is.
+        if (pending) { pending.remove(); pending = null; }
+        sendButton.disabled = false;
+        setStatus("");
+        askAboutForgetting(frame.question);
       } else if (frame.type === "forget_done") {
         sendButton.disabled = false;
         if (window.DeLLMForget) window.DeLLMForget.showManifest(frame.manifest);
@@ -116,6 +122,40 @@
         setStatus(frame.detail || "Something went wrong.", true);
       }
     });
+  }
+
+  // The question card for a message that may ask to forget: review the preview, or have it answered.
+  function askAboutForgetting(question) {
+    document.querySelectorAll(".forget-question").forEach((card) => card.remove());
+    const card = document.createElement("div");
+    card.className = "forget-question";
+    card.setAttribute("role", "group");
+    card.setAttribute("aria-label", "Did you want me to forget this?");
+    const text = document.createElement("p");
+    text.textContent = question.text + " I have not stored your message.";
+    const quote = document.createElement("blockquote");
+    quote.textContent = question.content;
+    const review = document.createElement("button");
+    review.type = "button";
+    review.className = "primary small forget-question-review";
+    review.textContent = question.choices.review;
+    const answer = document.createElement("button");
+    answer.type = "button";
+    answer.className = "small forget-question-answer";
+    answer.textContent = question.choices.answer;
+    const choose = (frame, status) => {
+      if (!socket || socket.readyState !== WebSocket.OPEN) { setStatus("Not connected yet; try again in a moment.", true); return; }
+      socket.send(JSON.stringify(frame));
+      card.remove();
+      sendButton.disabled = true;
+      setStatus(status);
+    };
+    review.addEventListener("click", () => choose({ type: "forget_review", content: question.content }, "Preparing the preview…"));
+    answer.addEventListener("click", () => choose({ type: "message", content: question.content, intent: "answer" }, "Thinking…"));
+    card.append(text, quote, review, " ", answer);
+    list.appendChild(card);
+    list.scrollTop = list.scrollHeight;
+    review.focus();
   }
 
   form.addEventListener("submit", (event) => {
