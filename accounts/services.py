@@ -5,7 +5,9 @@ from __future__ import annotations
 import secrets
 from typing import TYPE_CHECKING, Any
 
+from django.contrib.admin.models import LogEntry
 from django.contrib.auth import get_user_model, password_validation
+from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
@@ -97,8 +99,14 @@ def account_delete(*, user: AbstractUser, password: str) -> dict[str, Any]:
         # Unfinished previews still hold the words of their request: they go with the account.
         DeletionRequest.objects.filter(owner=user).exclude(status=DeletionStatus.COMPLETED).delete()
         Conversation.objects.filter(owner=user).delete()
+        _forget_identifiers(user)
         user.delete()
     return manifest
+
+
+def _forget_identifiers(user: AbstractUser) -> None:
+    """Records outside the account that name it in clear: the admin's history of changes to it."""
+    LogEntry.objects.filter(content_type=ContentType.objects.get_for_model(user), object_id=str(user.pk)).delete()
 
 
 @transaction.atomic

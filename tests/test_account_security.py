@@ -1,0 +1,119 @@
+"""Account security: login throttling, revocable login tokens, password change and "log out everywhere",
+and an audit log that keeps no username of a deleted account."""
+
+from datetime import timedelta
+
+import pytest
+from django.contrib import admin
+from django.contrib.auth import get_user_model
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
+from django.test import Client
+from rest_framework.test import APIClient
+
+from chat import services
+from provenance.forgetting.audit import pseudonym
+from provenance.models import AuditRecord
+from tests.conftest import rows_containing, say
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+LIMIT = 5
+
+
+@pytest.fixture(autouse=True)
+def login_limits(settings):
+    """A known failure limit and cool-off, whatever the environment says."""
+    settings.AXES_FAILURE_LIMIT = LIMIT
+    settings.AXES_COOLOFF_TIME = timedelta(minutes=15)
+
+
+def token_login(client, username, password, ip="127.0.0.1"):
+    return client.post("/api/auth/token/", {"username": username, "password": password}, REMOTE_ADDR=ip)
+
+
+def page_login(client, username, password, ip="127.0.0.1"):
+    return client.post("/accounts/login/", {"username": username, "password": password}, REMOTE_ADDR=ip)
+
+
+def let_the_lock_expire():
+    """Move every recorded failure back past the cool-off, as if the time had passed."""
+    from axes.models import AccessAttempt
+
+    AccessAttempt.objects.update(attempt_time=AccessAttempt.objects.first().attempt_time - timedelta(minutes=16))
+
+
+def with_key(key) -> APIClient:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    return client
+
+
+def signed_in(user) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def is_signed_in(client) -> bool:
+    return client.get("/account/").status_code == 200
+
+
+# --- 3. The audit log of a deleted account ---------------------------------------------------------
+
+
+def test_deleted_account_leaves_no_username_in_audit_or_admin(make_user, client):
+    username = "zephyrine-quill"
+    person = make_user(username)
+    conversation = services.conversation_create(user=person)
+    say(person, conversation, "My cat is called Zanzibar.")
+    page_login(Client(), username, "wrong")  # a failed sign-in is recorded under the username
+    from django.contrib.admin.models import CHANGE, LogEntry
+    from django.contrib.contenttypes.models import ContentType
+
+    root = get_user_model().objects.create_superuser("root", "root@example.com", "a-root-passphrase-1")
+    LogEntry.objects.create(user=root, content_type=ContentType.objects.get_for_model(person),
+                            object_id=str(person.pk), object_repr=username, action_flag=CHANGE)
+    ref = pseudonym("user", person.pk)
+    assert with_key(person.token).post("/api/account/delete/", {"password": person.raw_password},
+                                       format="json").status_code == 200
+
+    assert "requester_username" not in {f.name for f in AuditRecord._meta.get_fields()}
+    audit = AuditRecord.objects.get(mode="account")
+    assert audit.requester_ref == ref
+    assert rows_containing(username) == {}
+
+    client.force_login(root)
+    urls = ["/admin/", f"/admin/provenance/auditrecord/{audit.pk}/change/"]
+    for model in admin.site._registry:
+        urls.append(f"/admin/{model._meta.app_label}/{model._meta.model_name}/")
+    for url in urls:
+        response = client.get(url)
+        assert response.status_code == 200, url
+        assert username not in response.content.decode(), url
+    listing = client.get("/admin/provenance/auditrecord/").content.decode()
+    assert ref in listing and "requester username" not in listing.lower()
+    assert ref in client.get(f"/admin/provenance/auditrecord/?q={ref[:8]}").content.decode()
+    assert "0 results" in client.get(f"/admin/provenance/auditrecord/?q={username}").content.decode()
+
+
+def test_migration_clears_and_drops_the_stored_usernames():
+    executor = MigrationExecutor(connection)
+    before = ("provenance", "0003_move_edge_to_memory")
+    try:
+        executor.migrate([before])
+        OldAudit = executor.loader.project_state([before]).apps.get_model("provenance", "AuditRecord")
+        from django.utils import timezone
+
+        OldAudit.objects.create(request_id="4c1d1f6e-8d2b-4f8a-9a57-0b7c9e3f2a11", requester_ref="r" * 20,
+                                requester_username="ottoline-vex", mode="account", status="completed",
+                                requested_at=timezone.now())
+        assert rows_containing("ottoline-vex")
+    finally:
+        executor = MigrationExecutor(connection)
+        executor.migrate(executor.loader.graph.leaf_nodes())
+    with connection.cursor() as cursor:
+        columns = {c.name for c in connection.introspection.get_table_description(cursor, "provenance_auditrecord")}
+    assert "requester_username" not in columns
+    assert rows_containing("ottoline-vex") == {}
+    assert AuditRecord.objects.get().requester_ref == "r" * 20
