@@ -2,31 +2,50 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers
+from rest_framework.authtoken.models import Token
 from rest_framework.authtoken.serializers import AuthTokenSerializer
 from rest_framework.authtoken.views import ObtainAuthToken
+from rest_framework.exceptions import ValidationError
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.throttling import AnonRateThrottle
 from rest_framework.views import APIView
 
-from . import selectors, services
-from .serializers import AccountDeleteSerializer, SignupSerializer, TokenSerializer
+from . import lockout, selectors, services
+from .serializers import AccountDeleteSerializer, ErrorSerializer, SignupSerializer, TokenSerializer
 
 
 class TokenObtainApi(ObtainAuthToken):
-    """Exchange a username and password for an API token (``Authorization: Token <token>``)."""
+    """Exchange a username and password for the account's login token (``Authorization: Token <token>``).
+
+    Failed attempts are counted per username and client address; past the limit the pair is refused with 429
+    (``too_many_attempts``) until it has been quiet for the lockout time, whatever the password."""
 
     permission_classes = [AllowAny]
     renderer_classes = ObtainAuthToken.renderer_classes
 
     @extend_schema(
         request=AuthTokenSerializer,
-        responses=inline_serializer("TokenResponse", {"token": serializers.CharField()}),
+        responses={
+            200: inline_serializer("TokenResponse", {"token": serializers.CharField()}),
+            400: ErrorSerializer,
+            429: OpenApiResponse(ErrorSerializer, description="Too many failed attempts for this username "
+                                 "from this address (code `too_many_attempts`); see the Retry-After header."),
+        },
     )
     def post(self, request, *args, **kwargs):
-        return super().post(request, *args, **kwargs)
+        data = self.get_serializer(data=request.data)
+        if not data.is_valid():
+            # Set by django-axes while it refuses this username and address.
+            if getattr(request, "axes_locked_out", False):
+                raise lockout.TooManyAttempts()
+            raise ValidationError(data.errors)
+        user = data.validated_data["user"]
+        lockout.forget_failures(request, username=user.get_username())
+        token, _ = Token.objects.get_or_create(user=user)
+        return Response({"token": token.key})
 
 
 class SignupApi(APIView):

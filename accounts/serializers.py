@@ -3,6 +3,13 @@
 from rest_framework import serializers
 
 
+class ErrorSerializer(serializers.Serializer):
+    """Every API error: a machine code and a readable sentence."""
+
+    code = serializers.CharField()
+    detail = serializers.CharField()
+
+
 class SignupSerializer(serializers.Serializer):
     username = serializers.CharField(max_length=150)
     password = serializers.CharField(write_only=True, style={"input_type": "password"})

@@ -5,6 +5,7 @@ from __future__ import annotations
 import secrets
 from typing import TYPE_CHECKING, Any
 
+from axes.models import AccessAttempt, AccessFailureLog, AccessLog
 from django.contrib.admin.models import LogEntry
 from django.contrib.auth import get_user_model, password_validation
 from django.contrib.contenttypes.models import ContentType
@@ -105,8 +106,12 @@ def account_delete(*, user: AbstractUser, password: str) -> dict[str, Any]:
 
 
 def _forget_identifiers(user: AbstractUser) -> None:
-    """Records outside the account that name it in clear: the admin's history of changes to it."""
+    """Records outside the account that name it in clear: the admin's history of changes to it and the
+    sign-in attempts counted under its username."""
     LogEntry.objects.filter(content_type=ContentType.objects.get_for_model(user), object_id=str(user.pk)).delete()
+    username = user.get_username()
+    for model in (AccessAttempt, AccessFailureLog, AccessLog):
+        model.objects.filter(username=username).delete()
 
 
 @transaction.atomic

@@ -59,6 +59,80 @@ def is_signed_in(client) -> bool:
     return client.get("/account/").status_code == 200
 
 
+# --- 1. Login throttling --------------------------------------------------------------------------
+
+
+def test_api_login_is_locked_after_repeated_failures_and_unlocks_later(client, user, make_user):
+    statuses = [token_login(client, user.username, f"wrong-{i}").status_code for i in range(100)]
+    assert statuses[: LIMIT - 1] == [400] * (LIMIT - 1)
+    assert set(statuses[LIMIT:]) == {429}
+    locked = token_login(client, user.username, user.raw_password)
+    assert locked.status_code == 429 and "token" not in locked.json()
+    assert locked.json()["code"] == "too_many_attempts" and locked.json()["detail"]
+    assert int(locked["Retry-After"]) > 0
+    # The lock is per username and address: the same user elsewhere, and another user here, may sign in.
+    assert token_login(client, user.username, user.raw_password, ip="10.9.8.7").status_code == 200
+    bob = make_user("bob")
+    assert token_login(client, "bob", bob.raw_password).json()["token"] == bob.token
+
+    let_the_lock_expire()
+    assert token_login(client, user.username, user.raw_password).json()["token"] == user.token
+
+
+def test_login_page_is_locked_after_repeated_failures_and_unlocks_later(client, user):
+    responses = [page_login(client, user.username, f"wrong-{i}") for i in range(100)]
+    assert [r.status_code for r in responses[: LIMIT - 1]] == [200] * (LIMIT - 1)
+    assert b"didn't match" in responses[0].content
+    assert {r.status_code for r in responses[LIMIT:]} == {429}
+    locked = page_login(client, user.username, user.raw_password)
+    assert locked.status_code == 429 and not is_signed_in(client)
+    text = locked.content.decode()
+    assert "Too many failed sign-in attempts" in text and "15 minutes" in text and "<html" in text.lower()
+    assert page_login(Client(), user.username, user.raw_password, ip="10.9.8.7").status_code == 302
+
+    let_the_lock_expire()
+    assert page_login(client, user.username, user.raw_password).status_code == 302 and is_signed_in(client)
+
+
+def test_a_successful_login_forgets_earlier_failures(client, user):
+    for _ in range(3):
+        for _ in range(LIMIT - 1):
+            assert token_login(client, user.username, "wrong").status_code == 400
+        assert token_login(client, user.username, user.raw_password).status_code == 200
+    for _ in range(3):
+        for _ in range(LIMIT - 1):
+            assert page_login(client, user.username, "wrong").status_code == 200
+        assert page_login(client, user.username, user.raw_password).status_code == 302
+
+
+def test_lockout_through_the_asgi_server(transactional_db):
+    """The served app (uvicorn, async middleware) answers the same way: JSON on the API, a page on the form."""
+    import re
+
+    import httpx
+
+    from tests.conftest import app_env, start_web
+
+    web, base = start_web(app_env(DELLM_LOGIN_FAILURE_LIMIT=str(LIMIT), DELLM_LOGIN_LOCKOUT_MINUTES="15"),
+                          "web-lockout.log")
+    try:
+        with httpx.Client(base_url=base, timeout=30) as http:
+            password = "a-long-passphrase-31"
+            assert http.post("/api/auth/signup/", json={"username": "wren", "password": password}).status_code == 201
+            api = [http.post("/api/auth/token/", json={"username": "wren", "password": "no"}) for _ in range(LIMIT + 1)]
+            assert [r.status_code for r in api] == [400] * (LIMIT - 1) + [429, 429]
+            assert api[-1].json()["code"] == "too_many_attempts" and api[-1].headers["Retry-After"] == "900"
+
+            page = http.get("/accounts/login/")
+            csrf = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.text).group(1)
+            form = {"csrfmiddlewaretoken": csrf, "username": "wren", "password": password}
+            locked = http.post("/accounts/login/", data=form)
+            assert locked.status_code == 429 and "Too many failed sign-in attempts" in locked.text
+            assert locked.headers["content-type"].startswith("text/html")
+    finally:
+        web.stop()
+
+
 # --- 3. The audit log of a deleted account ---------------------------------------------------------
 
 
