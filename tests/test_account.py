@@ -73,7 +73,7 @@ def test_tokens_page_and_api(client, api, user):
     created = api.post("/api/tokens/", {"name": "cli"}, format="json").json()
     assert created["key"].startswith("dllm-")
     listed = api.get("/api/tokens/").json()
-    assert {t["name"] for t in listed} == {"my chat UI", "cli"} and all("key" not in t for t in listed)
+    assert {t["name"] for t in listed} == {"login token", "my chat UI", "cli"} and all("key" not in t for t in listed)
     from rest_framework.test import APIClient
 
     with_new = APIClient()

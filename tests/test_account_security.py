@@ -9,6 +9,7 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 from django.test import Client
+from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from chat import services
@@ -131,6 +132,101 @@ def test_lockout_through_the_asgi_server(transactional_db):
             assert locked.headers["content-type"].startswith("text/html")
     finally:
         web.stop()
+
+
+# --- 2. Tokens, password change, log out everywhere -----------------------------------------------
+
+
+def test_login_token_is_listed_and_can_be_revoked(api, user):
+    api.post("/api/tokens/", {"name": "cli"}, format="json")
+    listed = api.get("/api/tokens/").json()
+    login = next(t for t in listed if t["login_token"])
+    assert login["id"] == "login" and login["name"] == "login token" and login["revoked_at"] is None
+    assert [t["name"] for t in listed if not t["login_token"]] == ["cli"]
+    assert all(user.token not in str(t.values()) for t in listed)  # the key itself is never listed
+
+    revoked = api.post("/api/tokens/login/revoke/")
+    assert revoked.status_code == 200 and revoked.json()["revoked_at"] and revoked.json()["login_token"]
+    assert with_key(user.token).get("/api/conversations/").status_code == 401
+    assert not Token.objects.filter(user=user).exists()
+
+    fresh = token_login(APIClient(), user.username, user.raw_password).json()["token"]
+    assert fresh != user.token and with_key(fresh).get("/api/conversations/").status_code == 200
+    assert with_key(fresh).post("/api/tokens/nonsense/revoke/").status_code == 404
+
+
+def test_login_token_on_the_account_page(client, user):
+    client.force_login(user)
+    page = client.get("/account/").content.decode()
+    assert "login token" in page and 'name="token_id" value="login"' in page
+    client.post("/account/", {"action": "revoke-token", "token_id": "login"})
+    assert not Token.objects.filter(user=user).exists()
+    assert client.post("/account/", {"action": "revoke-token", "token_id": "x"}).status_code == 200
+
+
+def test_password_change_revokes_every_token_and_other_sessions(client, user):
+    named = with_key(user.token).post("/api/tokens/", {"name": "cli"}, format="json").json()["key"]
+    elsewhere = signed_in(user)
+    client.force_login(user)
+    new = "a-new-passphrase-7"
+    response = client.post(
+        "/accounts/password_change/", {"old_password": user.raw_password, "new_password1": new, "new_password2": new}
+    )
+    assert response.status_code == 302
+    for key in (user.token, named):
+        assert with_key(key).get("/api/conversations/").status_code == 401, key
+    assert is_signed_in(client) and not is_signed_in(elsewhere)
+    fresh = token_login(APIClient(), user.username, new).json()["token"]
+    listed = with_key(fresh).get("/api/tokens/").json()
+    assert {t["name"]: bool(t["revoked_at"]) for t in listed} == {"login token": False, "cli": True}
+
+
+def test_set_password_anywhere_revokes_tokens_but_a_hash_upgrade_does_not(user, settings):
+    login_key = user.token
+    named = with_key(login_key).post("/api/tokens/", {"name": "cli"}, format="json").json()["key"]
+    # Django re-hashes a password with the preferred hasher when it is checked; that is no change of password.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.PBKDF2PasswordHasher", *settings.PASSWORD_HASHERS]
+    user = get_user_model().objects.get(pk=user.pk)
+    assert user.password.startswith("md5$") and user.check_password(user_password := "correct-horse-battery")
+    assert get_user_model().objects.get(pk=user.pk).password.startswith("pbkdf2_sha256$")
+    for key in (login_key, named):
+        assert with_key(key).get("/api/conversations/").status_code == 200, key
+
+    user.set_password("an-admin-chose-this-1")  # as `manage.py changepassword`, the admin and password reset do
+    user.save()
+    for key in (login_key, named):
+        assert with_key(key).get("/api/conversations/").status_code == 401, key
+    assert not user.check_password(user_password)
+
+
+def test_logout_everywhere_api_ends_sessions_and_tokens(api, user, other_user):
+    named = api.post("/api/tokens/", {"name": "cli"}, format="json").json()["key"]
+    browsers = [signed_in(user), signed_in(user)]
+    theirs = signed_in(other_user)
+    response = api.post("/api/account/logout-everywhere/")
+    assert response.status_code == 200 and response.json() == {"sessions": 2, "tokens": 2}
+    assert not any(is_signed_in(b) for b in browsers) and is_signed_in(theirs)
+    for key in (user.token, named):
+        assert with_key(key).get("/api/conversations/").status_code == 401
+    assert with_key(other_user.token).get("/api/conversations/").status_code == 200
+
+
+def test_logout_everywhere_button(client, user):
+    other_browser = signed_in(user)
+    client.force_login(user)
+    assert 'id="logout-everywhere"' in client.get("/account/").content.decode()
+    response = client.post("/account/", {"action": "logout-everywhere"})
+    assert response.status_code == 302 and "/accounts/login/" in response["Location"]
+    assert not is_signed_in(client) and not is_signed_in(other_browser)
+    assert with_key(user.token).get("/api/conversations/").status_code == 401
+
+
+def test_openapi_schema_documents_the_token_ids():
+    from drf_spectacular.generators import SchemaGenerator
+
+    schema = SchemaGenerator().get_schema(request=None, public=True)
+    revoke = schema["paths"]["/api/tokens/{token_id}/revoke/"]["post"]
+    assert "login" in str(revoke["parameters"]) and "/api/account/logout-everywhere/" in schema["paths"]
 
 
 # --- 3. The audit log of a deleted account ---------------------------------------------------------
