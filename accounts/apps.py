@@ -6,4 +6,5 @@ class AccountsConfig(AppConfig):
     verbose_name = "Accounts"
 
     def ready(self):
-        from . import schema  # noqa: F401  (registers the OpenAPI description of API keys)
+        # schema: the OpenAPI description of API keys; signals: a change of password revokes the account's tokens.
+        from . import schema, signals  # noqa: F401

@@ -1,12 +1,17 @@
-"""Account services: sign-up, named API tokens, data export and account deletion."""
+"""Account services: sign-up, API tokens, signing out everywhere, data export and account deletion."""
 
 from __future__ import annotations
 
 import secrets
+from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-from django.contrib.auth import get_user_model, password_validation
-from django.core.exceptions import ValidationError
+from axes.models import AccessAttempt, AccessFailureLog, AccessLog
+from django.conf import settings
+from django.contrib.admin.models import LogEntry
+from django.contrib.auth import SESSION_KEY, get_user_model, password_validation
+from django.contrib.contenttypes.models import ContentType
+from django.core.exceptions import ImproperlyConfigured, ValidationError
 from django.db import transaction
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
@@ -21,7 +26,7 @@ from provenance.models import DeletionRequest, DeletionStatus
 
 from .authentication import KEY_PREFIX, digest
 from .models import ApiToken
-from .selectors import token_list
+from .selectors import LOGIN_TOKEN_ID, TokenEntry, token_entries
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractUser
@@ -77,8 +82,8 @@ def account_export(*, user: AbstractUser) -> dict[str, Any]:
         ],
         "api_tokens": [
             {"name": t.name, "prefix": t.prefix, "created_at": t.created_at.isoformat(),
-             "revoked_at": t.revoked_at.isoformat() if t.revoked_at else None}
-            for t in token_list(user=user)
+             "revoked_at": t.revoked_at.isoformat() if t.revoked_at else None, "login_token": t.login_token}
+            for t in token_entries(user=user)
         ],
     }
 
@@ -97,8 +102,19 @@ def account_delete(*, user: AbstractUser, password: str) -> dict[str, Any]:
         # Unfinished previews still hold the words of their request: they go with the account.
         DeletionRequest.objects.filter(owner=user).exclude(status=DeletionStatus.COMPLETED).delete()
         Conversation.objects.filter(owner=user).delete()
+        _forget_identifiers(user)
+        sessions_end_all(user=user)
         user.delete()
     return manifest
+
+
+def _forget_identifiers(user: AbstractUser) -> None:
+    """Records outside the account that name it in clear: the admin's history of changes to it and the
+    sign-in attempts counted under its username."""
+    LogEntry.objects.filter(content_type=ContentType.objects.get_for_model(user), object_id=str(user.pk)).delete()
+    username = user.get_username()
+    for model in (AccessAttempt, AccessFailureLog, AccessLog):
+        model.objects.filter(username=username).delete()
 
 
 @transaction.atomic
@@ -115,12 +131,49 @@ def token_create(*, user: AbstractUser, name: str) -> tuple[ApiToken, str]:
 
 
 @transaction.atomic
-def token_revoke(*, user: AbstractUser, token_id: int | str | None) -> ApiToken:
-    """Revoke one of the user's tokens; it is refused from then on."""
-    token = ApiToken.objects.select_for_update().filter(owner=user, pk=token_id).first()
+def token_revoke(*, user: AbstractUser, token_id: int | str | None) -> TokenEntry:
+    """Revoke one of the user's tokens: a named token by its integer id, or the login token by ``"login"``
+    (it is deleted; ``POST /api/auth/token/`` makes a new one). It is refused from then on."""
+    token_id = str(token_id or "")
+    if token_id == LOGIN_TOKEN_ID:
+        login = Token.objects.select_for_update().filter(user=user).first()
+        if login is None:
+            raise NotFound("Token not found.")
+        entry = TokenEntry.of_login(login, revoked_at=timezone.now())
+        login.delete()
+        return entry
+    token = ApiToken.objects.select_for_update().filter(owner=user, pk=token_id).first() if token_id.isdigit() else None
     if token is None:
         raise NotFound("Token not found.")
     if token.revoked_at is None:
         token.revoked_at = timezone.now()
         token.save(update_fields=["revoked_at"])
-    return token
+    return TokenEntry.of_named(token)
+
+
+@transaction.atomic
+def tokens_revoke_all(*, user: AbstractUser) -> int:
+    """Revoke every token of the user, named ones and the login token; returns how many were still valid."""
+    named = ApiToken.objects.filter(owner=user, revoked_at__isnull=True).update(revoked_at=timezone.now())
+    login, _ = Token.objects.filter(user=user).delete()
+    return named + login
+
+
+def sessions_end_all(*, user: AbstractUser) -> int:
+    """End every signed-in session of the user; returns how many. Needs a database-backed session engine
+    (Django's default), the only kind whose sessions can be found by user."""
+    store = import_module(settings.SESSION_ENGINE).SessionStore
+    if not hasattr(store, "get_model_class"):
+        raise ImproperlyConfigured("Ending a user's sessions needs a database-backed SESSION_ENGINE.")
+    ended = 0
+    rows = store.get_model_class().objects.filter(expire_date__gt=timezone.now())
+    for key, data in rows.values_list("session_key", "session_data").iterator():
+        if store().decode(data).get(SESSION_KEY) == str(user.pk):
+            store(session_key=key).delete()
+            ended += 1
+    return ended
+
+
+def logout_everywhere(*, user: AbstractUser) -> dict[str, int]:
+    """Sign the user out of every browser and client: end all sessions and revoke all tokens."""
+    return {"sessions": sessions_end_all(user=user), "tokens": tokens_revoke_all(user=user)}

@@ -1,4 +1,4 @@
-"""Account pages: sign-up, API tokens, download my data, delete my account."""
+"""Account pages: sign-up, API tokens, signing out everywhere, download my data, delete my account."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ def signup(request):
 
 @login_required
 def account(request):
-    """Account page: API tokens, download my data, delete my account."""
+    """Account page: API tokens, password, signing out everywhere, download my data, delete my account."""
     new_key = None
     error = None
     if request.method == "POST":
@@ -38,13 +38,17 @@ def account(request):
             elif action == "revoke-token":
                 services.token_revoke(user=request.user, token_id=request.POST.get("token_id"))
                 return redirect("account")
+            elif action == "logout-everywhere":
+                services.logout_everywhere(user=request.user)
+                logout(request)
+                return redirect("login")
             elif action == "delete-account":
                 manifest = services.account_delete(user=request.user, password=request.POST.get("password", ""))
                 logout(request)
                 return render(request, "account/deleted.html", {"manifest": manifest})
         except ApplicationError as exc:
             error = exc.detail
-    tokens = selectors.token_list(user=request.user)
+    tokens = selectors.token_entries(user=request.user)
     return render(request, "account/account.html", {"tokens": tokens, "new_key": new_key, "error": error,
                                                     "base_url": request.build_absolute_uri("/v1")})
 

@@ -30,8 +30,10 @@ api_patterns = [
     path("forget/<str:request_id>/cancel/", forget_api.ForgetCancelApi.as_view(), name="forget-cancel"),
     path("account/export/", accounts_api.AccountExportApi.as_view(), name="account-export"),
     path("account/delete/", accounts_api.AccountDeleteApi.as_view(), name="account-delete"),
+    path("account/logout-everywhere/", accounts_api.LogoutEverywhereApi.as_view(), name="logout-everywhere"),
     path("tokens/", accounts_api.TokenListApi.as_view(), name="tokens"),
-    path("tokens/<int:token_id>/revoke/", accounts_api.TokenRevokeApi.as_view(), name="token-revoke"),
+    # An integer for a named token, "login" for the login token.
+    path("tokens/<str:token_id>/revoke/", accounts_api.TokenRevokeApi.as_view(), name="token-revoke"),
     path("memory/", memory_api.MemoryApi.as_view(), name="memory"),
     path("memory/facts/<int:fact_id>/rectify/", memory_api.FactRectifyApi.as_view(), name="fact-rectify"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),

@@ -1,8 +1,8 @@
 """Read-only admin for forget requests and the audit log.
 
 An operator sees that and when deletions happened, how, and how many items each store lost, with
-node ids replaced by keyed pseudonyms (``forgetting.audit.pseudonym``): never content, never the request's
-words (the ``working`` field), never raw ids. Nothing here can add, change or delete a record:
+node ids and requesters replaced by keyed pseudonyms (``forgetting.audit.pseudonym``): never content, never the
+request's words (the ``working`` field), never raw ids or usernames. Nothing here can add, change or delete a record:
 deletions go through the forget pipeline, which computes Dep(M) and writes the audit log."""
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 
 from django.contrib import admin
+from django.contrib.auth import get_user_model
 from django.utils.html import format_html
 
 from dellm_site.admin import ReadOnlyAdmin
@@ -103,10 +104,20 @@ class DeletionRequestAdmin(ReadOnlyAdmin):
 @admin.register(AuditRecord)
 class AuditRecordAdmin(ReadOnlyAdmin):
     list_display = (
-        "request_id", "requester_username", "requester_ref", "status", "mode", "requested_at", "completed_at",
-        "planned_count", "residual_hits",
+        "request_id", "requester_ref", "status", "mode", "requested_at", "completed_at", "planned_count",
+        "residual_hits",
     )
     list_filter = ("status", "mode")
-    search_fields = ("requester_ref", "requester_username")
+    search_fields = ("requester_ref",)
     date_hierarchy = "started_at"
     readonly_fields = [f.name for f in AuditRecord._meta.fields]
+
+    def get_search_results(self, request, queryset, search_term):
+        """Search by pseudonym, or by the username of an existing account (matched through its pseudonym,
+        so the username of a deleted account finds nothing)."""
+        results, may_have_duplicates = super().get_search_results(request, queryset, search_term)
+        term = search_term.strip()
+        account = get_user_model().objects.filter(**{get_user_model().USERNAME_FIELD: term}).first() if term else None
+        if account is not None:
+            results |= queryset.filter(requester_ref=pseudonym("user", account.pk))
+        return results, may_have_duplicates

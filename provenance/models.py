@@ -50,13 +50,12 @@ class DeletionRequest(models.Model):
 
 
 class AuditRecord(models.Model):
-    """What an auditor may see of a deletion: that and when it happened, by whom, how much from
-    which store, with keyed hashes instead of ids. Written before the wipe, completed after it;
-    outlives the account (no foreign key), never holds content."""
+    """What an auditor may see of a deletion: that and when it happened, by whom (a keyed pseudonym, never
+    a username or id), how much from which store, with keyed hashes instead of ids. Written before the
+    wipe, completed after it; outlives the account (no foreign key), never holds content."""
 
     request_id = models.UUIDField(unique=True)
     requester_ref = models.CharField(max_length=64, db_index=True)
-    requester_username = models.CharField(max_length=150, blank=True)
     mode = models.CharField(max_length=16)
     relaxation = models.JSONField(default=dict)
     status = models.CharField(max_length=16, choices=DeletionStatus.choices)

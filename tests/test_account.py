@@ -9,6 +9,7 @@ from accounts.models import ApiToken
 from chat import services
 from chat.models import Conversation
 from memory.models import Node
+from provenance.forgetting.audit import pseudonym
 from provenance.models import AuditRecord
 from tests.conftest import rows_containing, say
 
@@ -50,7 +51,7 @@ def test_export_page_download(client, user, two_histories):
 
 
 def test_account_deletion_removes_every_trace_and_keeps_others(api, user, other_user, two_histories):
-    username = user.username
+    username, requester = user.username, pseudonym("user", user.pk)
     assert api.post("/api/account/delete/", {"password": "wrong"}, format="json").status_code == 403
     assert Node.objects.filter(owner=user).exists()
     manifest = api.post("/api/account/delete/", {"password": user.raw_password}, format="json").json()
@@ -61,7 +62,8 @@ def test_account_deletion_removes_every_trace_and_keeps_others(api, user, other_
     assert Node.objects.filter(owner=other_user, content="My dog is called Biscuit.").exists()
     assert Conversation.objects.filter(owner=other_user).count() == 1
     audit = AuditRecord.objects.get(mode="account")
-    assert audit.status == "completed" and audit.deleted["messages"] == 6 and audit.requester_username == username
+    assert audit.status == "completed" and audit.deleted["messages"] == 6 and audit.requester_ref == requester
+    assert rows_containing(username) == {}
 
 
 def test_tokens_page_and_api(client, api, user):
@@ -71,7 +73,7 @@ def test_tokens_page_and_api(client, api, user):
     created = api.post("/api/tokens/", {"name": "cli"}, format="json").json()
     assert created["key"].startswith("dllm-")
     listed = api.get("/api/tokens/").json()
-    assert {t["name"] for t in listed} == {"my chat UI", "cli"} and all("key" not in t for t in listed)
+    assert {t["name"] for t in listed} == {"login token", "my chat UI", "cli"} and all("key" not in t for t in listed)
     from rest_framework.test import APIClient
 
     with_new = APIClient()

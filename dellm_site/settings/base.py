@@ -3,6 +3,7 @@
 ``dellm_site.settings`` re-exports this module; ``dellm_site.settings.test`` adapts it for the test suite.
 """
 
+from datetime import timedelta
 from pathlib import Path
 
 import environ
@@ -41,6 +42,7 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "drf_spectacular",
     "channels",
+    "axes",
     "memory",
     "provenance",
     "accounts",
@@ -58,6 +60,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "dellm_site.middleware.NoStoreForSignedInPages",
+    # Last, as django-axes asks: turns a sign-in refused for too many failures into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "dellm_site.urls"
@@ -105,6 +109,19 @@ AUTH_PASSWORD_VALIDATORS = [
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "chat:home"
 LOGOUT_REDIRECT_URL = "login"
+# Failed sign-ins (login page, admin, POST /api/auth/token/) are counted per username and client address by
+# django-axes; after the limit, that pair is refused with 429 until it has been quiet for the lockout time.
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
+AXES_FAILURE_LIMIT = env.int("DELLM_LOGIN_FAILURE_LIMIT", default=5)
+AXES_COOLOFF_TIME = timedelta(minutes=env.int("DELLM_LOGIN_LOCKOUT_MINUTES", default=15))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "accounts.lockout.lockout_response"
+# No trail of successful sign-ins: failures are kept only until they expire or the account is deleted.
+AXES_DISABLE_ACCESS_LOG = True
+# Server logs name the address and path of a failure, never the username tried.
+AXES_VERBOSE = False
+AXES_CLIENT_STR_CALLABLE = "accounts.lockout.client_str"
 
 # --- Internationalisation ---------------------------------------------------------------
 LANGUAGE_CODE = "en-us"
@@ -233,7 +250,7 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env("LOG_LEVEL", default="INFO")},
-    "loggers": {"pgserver": {"level": "WARNING"}, "httpx": {"level": "WARNING"}},
+    "loggers": {"pgserver": {"level": "WARNING"}, "httpx": {"level": "WARNING"}, "axes": {"level": "WARNING"}},
 }
 
 # --- Production hardening (DJANGO_DEBUG=0) ----------------------------------------------

@@ -1,4 +1,4 @@
-"""The audit log: that and when a deletion happened, by whom, how much from which store, with keyed
+"""The audit log: that and when a deletion happened, by whom (a pseudonym), how much from which store, with keyed
 hashes instead of ids. Written before the wipe, completed after it; never holds content."""
 
 from __future__ import annotations
@@ -36,7 +36,6 @@ def audit_open(*, request: DeletionRequest, user: User) -> AuditRecord:
     return AuditRecord.objects.create(
         request_id=request.pk,
         requester_ref=pseudonym("user", user.pk),
-        requester_username=user.get_username(),
         mode=request.mode,
         relaxation={"depth": request.depth, "kept": len(request.kept), "threshold": request.threshold},
         status=DeletionStatus.EXECUTING,
