@@ -29,14 +29,15 @@ class Example:
     label: int  # 1: asks to forget something; 0: does not
     family: str
     kind: str
-    split: str  # "train" or "test"
+    split: str  # "train" or "test" ("dev_train" or "dev_test" in the nested corpus)
     targets: tuple[str, ...] = field(default=())  # what a positive names, as the user wrote it
 
 
 def _by_split(values: list[str], core: list[str] | None = None) -> dict[str, list[str]]:
     train, test = split_list(values)
+    dev_train, dev_test = split_list(train)
     core = core or []
-    return {"train": core + train, "test": core + test}
+    return {"train": core + train, "test": core + test, "dev_train": core + dev_train, "dev_test": core + dev_test}
 
 
 _POS_FRAMES = _by_split(positives.FRAMES, positives.CORE_FRAMES)
@@ -141,7 +142,7 @@ def _skeleton_negative(template: str, frames: str | None, split: str, rng: rando
     return rng.choice(_NEG_WRAPS[split]).replace("{S}", template)
 
 
-def _family_splits(seed: int) -> dict[str, str]:
+def _family_splits(seed: int, nested: bool = False) -> dict[str, str]:
     kinds: dict[str, list[str]] = {}
     for family, kind, *_ in positives.FAMILIES + negatives.FAMILIES:
         kinds.setdefault(kind, []).append(family)
@@ -150,21 +151,33 @@ def _family_splits(seed: int) -> dict[str, str]:
         order = sorted(families)
         random.Random(f"{seed}:split:{kind}").shuffle(order)
         held = max(1, round(TEST_SHARE * len(order)))
-        splits.update({f: ("test" if i < held else "train") for i, f in enumerate(order)})
+        if nested:
+            order = order[held:]
+            random.Random(f"{seed}:dev:{kind}").shuffle(order)
+            held = max(1, round(TEST_SHARE * len(order)))
+            splits.update({f: ("dev_test" if i < held else "dev_train") for i, f in enumerate(order)})
+        else:
+            splits.update({f: ("test" if i < held else "train") for i, f in enumerate(order)})
     return splits
 
 
-def corpus_generate(seed: int = SEED) -> list[Example]:
-    """Every example of the corpus, deterministic for a given ``seed``; duplicates (after casing) dropped."""
-    splits = _family_splits(seed)
+def corpus_generate(seed: int = SEED, nested: bool = False) -> list[Example]:
+    """Every example of the corpus, deterministic for a given ``seed``; duplicates (after casing) dropped.
+
+    ``nested``: the same protocol inside the training families only, for validation while training: their
+    families, frames, reasons and slot values split again into "dev_train" and "dev_test"; no held-out material.
+    """
+    splits = _family_splits(seed, nested)
     seen: set[str] = set()
     examples: list[Example] = []
     jobs = [(f, k, t, 1, vp) for f, k, t, vp in positives.FAMILIES] + [
         (f, k, t, 0, frames) for f, k, t, frames in negatives.FAMILIES
     ]
     for family, kind, templates, label, how in jobs:
+        if family not in splits:
+            continue
         split = splits[family]
-        rng = random.Random(f"{seed}:{family}")
+        rng = random.Random(f"{seed}:{'dev:' if nested else ''}{family}")
         for _ in range(PER_POSITIVE_FAMILY if label else PER_NEGATIVE_FAMILY):
             template = rng.choice(templates)
             if label:

@@ -123,9 +123,11 @@ def split_list(values: list[str]) -> tuple[list[str], list[str]]:
 SLOTS: dict[str, dict[str, list[str]]] = {}
 for _key, _values in _RAW.items():
     _train, _test = split_list(_values)
-    SLOTS[_key] = {"train": _train, "test": _test}
+    # The training part is split once more the same way, for validation inside the training families.
+    _dev_train, _dev_test = split_list(_train)
+    SLOTS[_key] = {"train": _train, "test": _test, "dev_train": _dev_train, "dev_test": _dev_test}
 
 
 def slot(rng: random.Random, key: str, split: str) -> str:
-    """One value of slot ``key`` from the ``split`` ("train" or "test") part."""
+    """One value of slot ``key`` from the ``split`` part ("train", "test", or "dev_train"/"dev_test" within train)."""
     return rng.choice(SLOTS[key][split])
