@@ -68,8 +68,16 @@ class Command(BaseCommand):
         parser.add_argument("--no-embedding-cache", action="store_true", help="embed every repeated text again")
         parser.add_argument("--no-progress", action="store_true", help="no progress bar")
         parser.add_argument("--out", default=str(Path(settings.BASE_DIR) / "reports"), help="output folder")
+        parser.add_argument("--intents", action="store_true", help="only score the deletion-request detector "
+                            "(reports/intents.json, intents.md)")
 
     def handle(self, *args, **options):
+        if options["intents"]:
+            from evaluation.intents.report import intents_report
+
+            folder = data_dir(options["data_dir"]) / "personas" / "personas_dev.jsonl"
+            report = intents_report(out=Path(options["out"]), personas=folder, log=self.stdout.write)
+            return self.stdout.write(f"wrote {', '.join(report['files'])} in {report['wall_s']:.0f} s")
         if options["limit"] is not None and options["limit"] < 1:
             raise CommandError("--limit must be 1 or more.")
         folder = data_dir(options["data_dir"])
