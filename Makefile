@@ -60,12 +60,14 @@ lint: install-test
 test: install-test browser compose services lint
 	$(PY) -m pytest
 
-# The deletion benchmark (reports/eval.json, eval.md, eval_fig8.png), on a database of its own.
+# The deletion benchmark (reports/eval.json, eval.md, eval_fig8.png), on a database of its own,
+# then the deletion-request detector (reports/intents.json, intents.md).
 # --control also runs DeLLM without the deletion requests, to separate their effect from re-asking.
 EVAL_ARGS ?= --control
 eval: install
 	DELLM_DB_NAME=dellm_eval $(PY) manage.py migrate --noinput -v0
 	DELLM_DB_NAME=dellm_eval $(PY) manage.py dellm_eval $(EVAL_ARGS)
+	DELLM_DB_NAME=dellm_eval $(PY) manage.py dellm_eval --intents
 
 # Benchmarks run on a database of their own so they never touch your chats.
 bench: install

@@ -1,61 +1,158 @@
-"""Recognising a deletion request in a chat message (never sent to the LLM, never stored)."""
+"""Recognising a deletion request in a chat message (never sent to the LLM, never stored).
+
+``intent_detect`` scores a message with a logistic regression over its sentence embedding and a dozen rule
+signals (``intent_signals``), calibrated to a probability, and names what it asks to forget (``intent_targets``).
+The weights live in ``intent_model.json``, written by ``python manage.py intent_train``; nothing is trained here.
+"""
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
+import json
+import logging
+import math
+from dataclasses import dataclass, field
+from functools import cache, lru_cache
+from pathlib import Path
 
-_REQUEST = re.compile(
-    r"^\s*(?:(?:hey|ok|okay|please|pls|so|now|and)[\s,]+)*"
-    r"(?:(?:can|could|would|will) you(?: please)?\s+|i (?:want|need) you to\s+|i'?d like you to\s+)?"
-    r"(?P<verb>forget|delete|remove|erase|wipe|purge|unlearn|scrub|"
-    r"(?:do not|don'?t|dont|stop) (?:remember(?:ing)?|keep(?:ing)?|stor(?:e|ing))|never mention)\b"
-    r"(?P<rest>.*)$",
-    re.IGNORECASE | re.DOTALL,
-)
-_LEAD = re.compile(
-    r"^(?:\s*(?:that|about|everything (?:about|on)|all (?:about|of)|anything (?:about|on)|all mentions of|"
-    r"mentions of|any mention of|the fact that|what i (?:said|told you|wrote|mentioned) about|"
-    r"what i (?:said|told you|wrote|mentioned)|(?:the )?messages? (?:about|saying|where i said)|"
-    r"everything i (?:said|told you) about)\b[\s:,]*)+",
-    re.IGNORECASE,
-)
-_TRAIL = re.compile(
-    r"(?:[\s,]*(?:please|thanks|thank you|from (?:your|my) memory|from memory|for good|forever|"
-    r"completely|entirely|permanently|right now|now))+[\s.!?]*$",
-    re.IGNORECASE,
-)
-VAGUE = {"it", "this", "that", "them", "everything", "all", "something", "", "me"}
+import numpy as np
+from django.conf import settings
 
+from dellm_site.ai.embedding import get_embedder
+from dellm_site.errors import ApplicationError
 
-def forget_request_target(text: str) -> str | None:
-    """If ``text`` asks the assistant to forget something, return what (else None).
+from .intent_signals import signals
+from .intent_targets import extract_targets, is_vague
 
-    "Forget that I live in Lisbon." -> "I live in Lisbon"; "Please delete my address" -> "my address".
-    """
-    found = _REQUEST.match(text or "")
-    if not found:
-        return None
-    target = _LEAD.sub("", found.group("rest").strip(" :,")).strip()
-    target = _TRAIL.sub("", target).strip().strip("\"'“”‘’").rstrip(".!?").strip()
-    return target
+__all__ = [
+    "Intent", "MODEL_PATH", "forget_request_target", "intent_classify", "intent_detect", "intent_model", "is_vague",
+]
 
-
-def is_vague(target: str) -> bool:
-    """True when the request names nothing in particular ("forget it", "delete everything")."""
-    return target.lower() in VAGUE
+MODEL_PATH = Path(__file__).with_name("intent_model.json")
+FORGET, ASK, NONE = "forget", "ask", "none"
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
 class Intent:
     outcome: str  # "forget" (sure) | "ask" (unsure) | "none"
-    confidence: float  # probability that the message asks to forget something
-    targets: list[str]  # what it names, one entry per target
+    confidence: float  # calibrated probability that the message asks to forget something
+    targets: list[str] = field(default_factory=list)  # what it names, one entry per target
+
+
+@dataclass(frozen=True)
+class _Head:
+    coef_embedding: np.ndarray | None
+    coef_signals: np.ndarray
+    intercept: float
+    a: float
+    b: float
+    sure: float
+    ask: float
+
+
+@dataclass(frozen=True)
+class IntentModel:
+    embedder: str
+    dimensions: int
+    signal_names: tuple[str, ...]
+    corpus_hash: str
+    full: _Head
+    fallback: _Head
+
+
+def _head(raw: dict, embedding: list[float] | None) -> _Head:
+    return _Head(
+        coef_embedding=None if embedding is None else np.asarray(embedding, dtype=np.float32),
+        coef_signals=np.asarray(raw["coef_signals"], dtype=np.float32),
+        intercept=float(raw["intercept"]),
+        a=float(raw["calibration"]["a"]),
+        b=float(raw["calibration"]["b"]),
+        sure=float(raw["thresholds"]["forget"]),
+        ask=float(raw["thresholds"]["ask"]),
+    )
+
+
+@cache
+def intent_model(path: Path = MODEL_PATH) -> IntentModel:
+    """The detector's weights, read once from the JSON that ``intent_train`` wrote."""
+    raw = json.loads(Path(path).read_text())
+    return IntentModel(
+        embedder=raw["embedder"],
+        dimensions=int(raw["dimensions"]),
+        signal_names=tuple(raw["feature_names"][1:]),
+        corpus_hash=raw["corpus"]["hash"],
+        full=_head(raw, raw["coef_embedding"]),
+        fallback=_head(raw["fallback"], None),
+    )
+
+
+@lru_cache(maxsize=256)
+def _embed(embedder_name: str, text: str) -> np.ndarray:
+    # Keyed by embedder too; the chat turn and the preview often ask about the same message.
+    return get_embedder().embed_one(text)
+
+
+def _vector_for(model: IntentModel, text: str, vector) -> np.ndarray | None:
+    try:
+        embedder = get_embedder()
+    except Exception:  # a misconfigured embedder must not stop a chat message; the rules still work
+        logger.warning("intent: no embedder available; using the rule signals alone", exc_info=True)
+        return None
+    if embedder.name != model.embedder or embedder.dimensions != model.dimensions:
+        return None
+    if vector is None:
+        try:
+            return _embed(embedder.name, text)
+        except ApplicationError:
+            logger.warning("intent: embedding failed; using the rule signals alone", exc_info=True)
+            return None
+    vector = np.asarray(vector, dtype=np.float32).reshape(-1)
+    return vector if vector.shape[0] == model.dimensions else None
+
+
+def _thresholds(head: _Head) -> tuple[float, float]:
+    """The trained thresholds, unless the deployment sets its own (DELLM_INTENT_SURE, DELLM_INTENT_ASK)."""
+    sure = settings.DELLM_INTENT_SURE if settings.DELLM_INTENT_SURE is not None else head.sure
+    ask = settings.DELLM_INTENT_ASK if settings.DELLM_INTENT_ASK is not None else head.ask
+    return sure, min(ask, sure)
+
+
+def intent_classify(text: str, embedding: np.ndarray | None) -> Intent:
+    """Score ``text`` with its ``embedding`` (the trained embedder's vector), or by the rule signals alone (None)."""
+    if not (text or "").strip():
+        return Intent(NONE, 0.0, [])
+    model = intent_model()
+    found = signals(text)
+    rules = np.array([found.get(name, 0) for name in model.signal_names], dtype=np.float32)
+    head = model.full if embedding is not None else model.fallback
+    score = float(rules @ head.coef_signals) + head.intercept
+    if embedding is not None:
+        score += float(np.asarray(embedding, dtype=np.float32) @ head.coef_embedding)
+    confidence = 1.0 / (1.0 + math.exp(-(head.a * score + head.b)))
+    sure, ask = _thresholds(head)
+    outcome = FORGET if confidence >= sure else ASK if confidence >= ask else NONE
+    return Intent(outcome, round(confidence, 4), extract_targets(text) if outcome != NONE else [])
 
 
 def intent_detect(text: str, *, vector=None) -> Intent:
-    """Whether a chat message asks to forget something, how sure that is, and what it names."""
-    target = forget_request_target(text)
-    if target is None:
-        return Intent(outcome="none", confidence=0.0, targets=[])
-    return Intent(outcome="forget", confidence=1.0, targets=[t for t in target.split("; ") if t])
+    """Does ``text`` ask the assistant to forget something, how sure is that, and what does it name?
+
+    ``vector`` is the message's embedding when the caller already has it (it saves embedding the text again).
+    With the embedder the weights were trained for (``intent_model().embedder``), the embedding and the rule
+    signals are scored together. With any other embedder (an OpenAI one, say), or when embedding fails, only the
+    rule signals are scored, by a second set of weights trained on them alone, with more conservative thresholds:
+    "forget" needs a higher probability and more requests come back as "ask".
+    """
+    if not (text or "").strip():
+        return Intent(NONE, 0.0, [])
+    return intent_classify(text, _vector_for(intent_model(), text, vector))
+
+
+def forget_request_target(text: str) -> str | None:
+    """If ``text`` asks the assistant to forget something, return what (its targets joined by "; "), else None.
+
+    "Forget that I live in Lisbon." -> "I live in Lisbon"; "Please delete my address and my salary" ->
+    "my address; my salary"; an unsure request ("ask") counts as a request; "" when it names nothing it can read.
+    """
+    intent = intent_detect(text)
+    return "; ".join(intent.targets) if intent.outcome != NONE else None

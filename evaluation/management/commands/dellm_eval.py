@@ -17,6 +17,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from evaluation.datasets import DEFAULT_TOFU_RETAIN, data_dir, personas_load, slice_parse, tofu_load
+from evaluation.intents.report import intents_report
 from evaluation.report import METRICS
 from evaluation.runner import evaluate
 
@@ -74,9 +75,17 @@ class Command(BaseCommand):
         parser.add_argument("--no-embedding-cache", action="store_true", help="embed every repeated text again")
         parser.add_argument("--no-progress", action="store_true", help="no progress bar")
         parser.add_argument("--out", default=str(Path(settings.BASE_DIR) / "reports"), help="output folder")
+        parser.add_argument("--intents", action="store_true", help="only score the deletion-request detector "
+                            "(reports/intents.json, intents.md)")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        """Load the selected datasets, run the benchmark and print each target's result."""
+        """Load the selected datasets, run the benchmark and print each target's result (or, with
+        --intents, evaluate how requests to forget are recognised and resolved)."""
+        if options["intents"]:
+            personas = data_dir(options["data_dir"]) / "personas" / "personas_dev.jsonl"
+            report = intents_report(out=Path(options["out"]), personas=personas, log=self.stdout.write)
+            self.stdout.write(f"wrote {', '.join(report['files'])} in {report['wall_s']:.0f} s")
+            return
         if options["limit"] is not None and options["limit"] < 1:
             raise CommandError("--limit must be 1 or more.")
         folder = data_dir(options["data_dir"])

@@ -1,0 +1,307 @@
+"""The saved deletion-request detector, measured: reports/intents.json and reports/intents.md.
+
+Sets: the corpus's held-out families (next to its training families, which the model was fitted on), the persona
+file (every ``forget_request`` a request; every statement, request and question not), and a hand-written set in a
+conversational style of its own (``handwritten.jsonl``). Each is scored by the product's own ``intent_detect``
+with the message's vector passed in, and by the rules-only fallback. Nothing here trains or tunes anything.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import statistics
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from dellm_site.ai.embedding import get_embedder
+from provenance.forgetting.intent import MODEL_PATH, Intent, intent_classify, intent_detect, intent_model
+
+from ..resolution import resolution_evaluate
+from .corpus import corpus_generate, corpus_hash
+from .train import embed_texts
+
+HANDWRITTEN = Path(__file__).with_name("handwritten.jsonl")
+EXAMPLES = 8
+WORST = 10
+
+
+@dataclass(frozen=True)
+class Item:
+    text: str
+    label: int
+    group: str  # a family, or where in the source file the text comes from
+    kind: str
+    targets: tuple[str, ...] | None = None  # expected targets, when known
+    answer: str | None = None  # for persona requests: what the target must contain
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"[^a-z0-9€£$]+", " ", text.lower().replace("'", "").replace(",", "")).strip()
+
+
+def persona_items(path: Path) -> list[Item]:
+    """The persona file as labelled messages: each ``forget_request`` is a request, everything else is not."""
+    items = []
+    for line in path.read_text().splitlines():
+        if not line.strip():
+            continue
+        row = json.loads(line)
+        answer = row["qa"][row["forget"]]["answer"]
+        items.append(Item(row["forget_request"], 1, "forget_request", "forget_request", answer=answer))
+        items += [Item(t, 0, "persona", "statement") for t in row["persona"]]
+        items += [Item(t, 0, "requests", "request") for t in row["requests"]]
+        items += [Item(q["question"], 0, "qa", "question") for q in row["qa"]]
+    return items
+
+
+def handwritten_items(path: Path = HANDWRITTEN) -> list[Item]:
+    """The hand-written check set: requests and ordinary messages written in a style the templates do not use."""
+    items = []
+    for line in path.read_text().splitlines():
+        if line.strip():
+            row = json.loads(line)
+            label = int(row["label"])
+            targets = tuple(row["targets"]) if row.get("targets") else None
+            items.append(Item(row["text"], label, "handwritten", "request" if label else "ordinary", targets))
+    return items
+
+
+def _score(items: list[Item], classify: Callable[[Item], Intent]) -> list[dict]:
+    rows = []
+    for item in items:
+        intent = classify(item)
+        targets_ok = None
+        if item.label and intent.outcome != "none":
+            if item.targets is not None:
+                targets_ok = [_norm(t) for t in intent.targets] == [_norm(t) for t in item.targets]
+            elif item.answer is not None:
+                targets_ok = _norm(item.answer) in _norm(" ".join(intent.targets))
+        rows.append({"item": item, "outcome": intent.outcome, "confidence": intent.confidence,
+                     "targets": intent.targets, "targets_ok": targets_ok})
+    return rows
+
+
+def _rate(hits: int, total: int) -> float | None:
+    return round(hits / total, 4) if total else None
+
+
+def _summary(rows: list[dict]) -> dict:
+    pos = [r for r in rows if r["item"].label]
+    neg = [r for r in rows if not r["item"].label]
+    checked = [r["targets_ok"] for r in pos if r["targets_ok"] is not None]
+    return {
+        "positives": len(pos),
+        "negatives": len(neg),
+        "recall": _rate(sum(r["outcome"] != "none" for r in pos), len(pos)),
+        "recall_sure": _rate(sum(r["outcome"] == "forget" for r in pos), len(pos)),
+        "false_alarms": _rate(sum(r["outcome"] == "forget" for r in neg), len(neg)),
+        "ask_positives": _rate(sum(r["outcome"] == "ask" for r in pos), len(pos)),
+        "ask_negatives": _rate(sum(r["outcome"] == "ask" for r in neg), len(neg)),
+        "targets_checked": len(checked),
+        "targets_right": _rate(sum(checked), len(checked)),
+    }
+
+
+def _errors(rows: list[dict]) -> dict:
+    def show(r):
+        return {"text": r["item"].text, "group": r["item"].group, "outcome": r["outcome"],
+                "confidence": r["confidence"], "targets": r["targets"]}
+
+    misses = [r for r in rows if r["item"].label and r["outcome"] == "none"]
+    alarms = [r for r in rows if not r["item"].label and r["outcome"] == "forget"]
+    asks = [r for r in rows if r["outcome"] == "ask"]
+    wrong_targets = [r for r in rows if r["targets_ok"] is False]
+    return {
+        "misses": [show(r) for r in misses[:EXAMPLES]],
+        "false_alarms": [show(r) for r in alarms[:EXAMPLES]],
+        "asks": [show(r) for r in asks[:EXAMPLES]],
+        "wrong_targets": [{**show(r), "expected": list(r["item"].targets or [r["item"].answer])}
+                          for r in wrong_targets[:EXAMPLES]],
+    }
+
+
+def _breakdown(rows: list[dict], key: str) -> dict:
+    groups: dict[str, list[dict]] = defaultdict(list)
+    for r in rows:
+        groups[getattr(r["item"], key)].append(r)
+    return {name: _summary(group) for name, group in sorted(groups.items())}
+
+
+def _worst(by_family: dict) -> list[dict]:
+    def error(s):
+        return (1 - s["recall"]) if s["positives"] else s["false_alarms"] + 0.5 * s["ask_negatives"]
+
+    ranked = sorted(by_family.items(), key=lambda kv: -error(kv[1]))
+    return [{"family": f, "error": round(error(s), 4), **s} for f, s in ranked[:WORST] if error(s) > 0]
+
+
+def _timing(texts: list[str], vectors: dict[str, np.ndarray]) -> dict:
+    intent_detect(texts[0], vector=vectors[texts[0]])  # warm: the weights are read once
+    with_vector = []
+    for text in texts:
+        started = time.perf_counter()
+        intent_detect(text, vector=vectors[text])
+        with_vector.append((time.perf_counter() - started) * 1000)
+    without = []
+    for text in texts[:20]:
+        started = time.perf_counter()
+        intent_detect(text + " ")  # a text the embedding cache has not seen
+        without.append((time.perf_counter() - started) * 1000)
+    quantiles = statistics.quantiles(with_vector, n=20)
+    return {
+        "messages": len(with_vector),
+        "with_vector_ms": {"mean": round(statistics.mean(with_vector), 3), "p50": round(quantiles[9], 3),
+                           "p95": round(quantiles[18], 3), "max": round(max(with_vector), 3)},
+        "without_vector_ms": {"mean": round(statistics.mean(without), 1), "messages": len(without)},
+    }
+
+
+def intents_report(*, out: Path, personas: Path | None, log: Callable[[str], None] = lambda _: None) -> dict:
+    """Score the saved detector on every set and write ``out``/intents.json and ``out``/intents.md."""
+    started = time.monotonic()
+    model = intent_model()
+    raw = json.loads(MODEL_PATH.read_text())
+    examples = corpus_generate(raw["corpus"]["seed"])
+    hash_now = corpus_hash(examples)
+    sets = {
+        "heldout": [Item(e.text, e.label, e.family, e.kind, e.targets or None) for e in examples if e.split == "test"],
+        "train": [Item(e.text, e.label, e.family, e.kind, e.targets or None) for e in examples if e.split == "train"],
+        "handwritten": handwritten_items(),
+    }
+    if personas is not None and personas.exists():
+        sets["personas"] = persona_items(personas)
+    texts = list(dict.fromkeys(i.text for items in sets.values() for i in items))
+    log(f"embedding {len(texts)} distinct messages")
+    vectors = dict(zip(texts, embed_texts(texts), strict=True))
+    matches = get_embedder().name == model.embedder
+    results = {}
+    for name, items in sets.items():
+        full = _score(items, lambda i: intent_detect(i.text, vector=vectors[i.text]))
+        rules = _score(items, lambda i: intent_classify(i.text, None))
+        results[name] = {
+            "overall": _summary(full),
+            "by_kind": _breakdown(full, "kind"),
+            "rules_only": _summary(rules),
+            "errors": _errors(full),
+        }
+        if name in ("heldout", "train"):
+            results[name]["worst_families"] = _worst(_breakdown(full, "group"))
+            results[name]["families"] = len({i.group for i in items})
+        log(f"{name}: {results[name]['overall']}")
+    resolution = None
+    if personas is not None and personas.exists():
+        log("resolving each persona fact's deletion request in three phrasings")
+        rows = [json.loads(line) for line in personas.read_text().splitlines() if line.strip()]
+        resolution = resolution_evaluate(rows)
+    report = {
+        "resolution": resolution,
+        "model": {
+            "embedder": model.embedder,
+            "embedder_matches": matches,
+            "thresholds": raw["thresholds"],
+            "fallback_thresholds": raw["fallback"]["thresholds"],
+            "corpus_hash": raw["corpus"]["hash"],
+            "corpus_hash_now": hash_now,
+            "validation_inside_training_families": raw["validation"],
+        },
+        "sets": results,
+        "timing": _timing([i.text for i in sets["heldout"][:500]], vectors),
+        "wall_s": round(time.monotonic() - started, 1),
+    }
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "intents.json").write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n")
+    (out / "intents.md").write_text(_markdown(report))
+    report["files"] = [str(out / "intents.json"), str(out / "intents.md")]
+    return report
+
+
+def _pct(value) -> str:
+    return "-" if value is None else f"{100 * value:.1f}%"
+
+
+def _row(name: str, s: dict) -> str:
+    return (f"| {name} | {s['positives']} | {s['negatives']} | {_pct(s['recall'])} | {_pct(s['recall_sure'])} | "
+            f"{_pct(s['false_alarms'])} | {_pct(s['ask_positives'])} | {_pct(s['ask_negatives'])} | "
+            f"{_pct(s['targets_right'])} |")
+
+
+_HEADER = ("| set | requests | others | recall (forget+ask) | sure (forget) | false alarms (forget) | ask, requests | "
+           "ask, others | targets right |\n|---|---|---|---|---|---|---|---|---|")
+
+
+def _markdown(report: dict) -> str:
+    m, sets = report["model"], report["sets"]
+    lines = [
+        "# Deletion-request detector",
+        "",
+        f"Embedder `{m['embedder']}` (configured one matches: {m['embedder_matches']}); thresholds: forget >= "
+        f"{m['thresholds']['forget']}, ask >= {m['thresholds']['ask']} (rules-only fallback: forget >= "
+        f"{m['fallback_thresholds']['forget']}, ask >= {m['fallback_thresholds']['ask']}). Corpus {m['corpus_hash']}"
+        + ("" if m["corpus_hash"] == m["corpus_hash_now"] else f" (the generator now gives {m['corpus_hash_now']}!)")
+        + ".",
+        "",
+        "Recall counts a request recognised as `forget` or `ask`; a false alarm is an ordinary message taken for "
+        "a sure request (`forget`). The model was fitted on the training families, so their row is in-sample; the "
+        "held-out families share no template, frame, reason or slot value with them.",
+        "",
+        _HEADER,
+    ]
+    for name in ("heldout", "train", "personas", "handwritten"):
+        if name in sets:
+            lines.append(_row(name, sets[name]["overall"]))
+    lines += ["", "Rules-only fallback (what runs with another embedder):", "", _HEADER]
+    for name in ("heldout", "train", "personas", "handwritten"):
+        if name in sets:
+            lines.append(_row(name, sets[name]["rules_only"]))
+    for name in ("heldout", "train"):
+        lines += ["", f"## {name}: by kind", "", _HEADER]
+        lines += [_row(kind, s) for kind, s in sets[name]["by_kind"].items()]
+    if "personas" in sets:
+        lines += ["", "## personas: by kind", "", _HEADER]
+        lines += [_row(kind, s) for kind, s in sets["personas"]["by_kind"].items()]
+    lines += ["", "## held-out: worst families", "", "| family | error | requests | others | recall | false alarms |",
+              "|---|---|---|---|---|---|"]
+    for w in sets["heldout"].get("worst_families", []):
+        lines.append(f"| {w['family']} | {_pct(w['error'])} | {w['positives']} | {w['negatives']} | "
+                     f"{_pct(w['recall'])} | {_pct(w['false_alarms'])} |")
+    for name in ("heldout", "personas", "handwritten"):
+        if name not in sets:
+            continue
+        errors = sets[name]["errors"]
+        for label, key in (("misses", "misses"), ("false alarms", "false_alarms"), ("asks", "asks"),
+                           ("wrong targets", "wrong_targets")):
+            if errors[key]:
+                lines += ["", f"### {name}: {label}", ""]
+                for e in errors[key]:
+                    extra = f" expected {e['expected']}" if "expected" in e else ""
+                    lines.append(f"- `{e['text']}` ({e['group']}): {e['outcome']} {e['confidence']:.2f}, "
+                                 f"targets {e['targets']}{extra}")
+    if report.get("resolution"):
+        lines += ["", "## Finding what a request names (personas)", "",
+                  "Each persona's statements stored as the chat stores them; each of its four facts asked to be "
+                  "forgotten as the file's own request (verbatim, one fact per persona), by its value (\"Forget "
+                  "everything about Lisbon\") and by its category (\"Please forget which city I live in\"). Right "
+                  "item: the statement holding the fact is matched; other item: any other statement is (restatements "
+                  "the file marks are not counted). Thresholds were chosen on the first half of the file.", "",
+                  "| split / phrasing | requests | right item | other item | right item only offered as related |",
+                  "|---|---|---|---|---|"]
+        for key, s in report["resolution"]["splits"].items():
+            lines.append(f"| {key} | {s['requests']} | {_pct(s['right_item_rate'])} | {_pct(s['other_item_rate'])} | "
+                         f"{s['right_offered_as_related']} |")
+        misses = report["resolution"]["misses"][:12]
+        if misses:
+            lines += ["", "Misses (first 12):", ""]
+            lines += [f"- {m['split']} {m['style']}: `{m['request']}` -> right matched: {m['right_matched']}; "
+                      f"others: {m['others']}" for m in misses]
+    t = report["timing"]
+    lines += ["", "## Time per message", "",
+              f"With the vector passed in ({t['messages']} messages): mean {t['with_vector_ms']['mean']} ms, "
+              f"p50 {t['with_vector_ms']['p50']} ms, p95 {t['with_vector_ms']['p95']} ms. Embedding the message "
+              f"as well: mean {t['without_vector_ms']['mean']} ms.", ""]
+    return "\n".join(lines)

@@ -1,0 +1,195 @@
+"""Training the deletion-request detector: embeddings plus rule signals, logistic regression, calibration, thresholds.
+
+Everything is chosen on the training families alone. The corpus's held-out protocol is repeated inside them (the
+nested corpus: training families, frames, reasons and slot values split again into dev_train and dev_test), so
+the regularisation, the calibration and the two thresholds are fitted to scores on families, frames and values the
+model had not seen, as the held-out families will be. The final weights are then fitted on all training families.
+The held-out families are not read here.
+"""
+
+from __future__ import annotations
+
+import platform
+from collections.abc import Callable
+
+import numpy as np
+
+from dellm_site.ai.embedding import get_embedder
+from provenance.forgetting.intent_signals import SIGNAL_NAMES, signals
+
+from .corpus import SEED, Example, corpus_generate, corpus_hash
+
+# (C, signal boost) pairs tried for the full model; C alone for the rules-only one.
+GRID = [(c, k) for c in (0.01, 0.03, 0.1, 0.3) for k in (1.0, 2.0, 4.0)]
+FALLBACK_GRID = [(c, 1.0) for c in (0.1, 1.0, 10.0)]
+# What the thresholds aim for on the validation families. Those families also shaped the rule signals, so their
+# scores flatter the model: "forget" asks for fewer false alarms there than the 1% allowed, and for a probability
+# of at least SURE_FLOOR, or it would not be sure.
+SURE_FLOOR = 0.8
+SURE_MAX_FALSE_ALARMS = 0.003
+ASK_MIN_RECALL = 0.995
+ASK_MAX_NEGATIVES = 0.03
+# Without the embedding only the rules remain: "forget" needs more, and more is left to "ask".
+FALLBACK_SURE_MAX_FALSE_ALARMS = 0.002
+FALLBACK_ASK_MIN_RECALL = 0.97
+FALLBACK_ASK_MAX_NEGATIVES = 0.10
+
+
+def signal_matrix(texts: list[str]) -> np.ndarray:
+    """The rule signals of every text, one row each, columns in ``SIGNAL_NAMES`` order."""
+    return np.array([[signals(t)[name] for name in SIGNAL_NAMES] for t in texts], dtype=np.float32)
+
+
+def embed_texts(texts: list[str], log: Callable[[str], None] | None = None, batch: int = 512) -> np.ndarray:
+    """The configured embedder's vectors for ``texts``, in batches."""
+    embedder = get_embedder()
+    rows = []
+    for start in range(0, len(texts), batch):
+        rows.append(embedder.embed(texts[start: start + batch]))
+        if log:
+            log(f"  embedded {min(start + batch, len(texts))}/{len(texts)}")
+    return np.vstack(rows) if rows else np.zeros((0, embedder.dimensions), dtype=np.float32)
+
+
+def fit(x: np.ndarray, y: np.ndarray, c: float, dims: int, boost: float = 1.0) -> tuple[np.ndarray, float]:
+    """Logistic regression on ``x`` (its first ``dims`` columns an embedding); returns (weights, intercept)."""
+    from sklearn.linear_model import LogisticRegression
+
+    mean = x.mean(axis=0)
+    # One scale for the whole embedding (some of its dimensions are constant), one per signal column; the signals
+    # are then multiplied by ``boost``: a column scaled by k is penalised k^2 times less.
+    spread = x.std(axis=0)
+    spread[spread < 1e-6] = 1.0
+    scale = spread / boost
+    if dims:
+        scale[:dims] = float(np.sqrt(np.mean(x[:, :dims].var(axis=0))))
+    model = LogisticRegression(C=c, max_iter=5000).fit((x - mean) / scale, y)
+    # Fold the scaling into the weights: the detector needs only w . x + b.
+    coef = model.coef_[0] / scale
+    return coef, float(model.intercept_[0] - np.dot(coef, mean))
+
+
+def _log_loss(y: np.ndarray, scores: np.ndarray) -> float:
+    return float(np.mean(np.logaddexp(0.0, -scores * (2 * y - 1))))  # stable for large scores
+
+
+def _platt(y: np.ndarray, scores: np.ndarray) -> tuple[float, float]:
+    from sklearn.linear_model import LogisticRegression
+
+    model = LogisticRegression(C=1e6, max_iter=1000).fit(scores.reshape(-1, 1), y)
+    return float(model.coef_[0][0]), float(model.intercept_[0])
+
+
+def thresholds_pick(y: np.ndarray, p: np.ndarray, max_fa: float, min_recall: float, max_neg_ask: float) -> dict:
+    """The "forget" and "ask" thresholds for calibrated probabilities ``p`` of labelled validation messages."""
+    pos, neg = p[y == 1], p[y == 0]
+    grid = np.unique(np.concatenate([p, [0.5, 0.999]]))
+    sure = next(t for t in grid if t >= SURE_FLOOR and np.mean(neg >= t) <= max_fa)
+    # "ask" catches what "forget" misses, as long as few ordinary messages fall between the two thresholds.
+    ask = max([t for t in grid if t <= sure and np.mean(pos >= t) >= min_recall] or [sure])
+    while ask < sure and np.mean((neg >= ask) & (neg < sure)) > max_neg_ask:
+        ask = grid[np.searchsorted(grid, ask) + 1]
+    return {"forget": round(float(sure), 4), "ask": round(float(min(ask, sure)), 4)}
+
+
+def rates(y: np.ndarray, p: np.ndarray, thresholds: dict) -> dict:
+    """Recall (forget or ask), sure recall, false alarms (forget) and ask rates at ``thresholds``."""
+    sure, ask = p >= thresholds["forget"], p >= thresholds["ask"]
+    return {
+        "recall": round(float(np.mean(ask[y == 1])), 4),
+        "recall_sure": round(float(np.mean(sure[y == 1])), 4),
+        "false_alarms": round(float(np.mean(sure[y == 0])), 4),
+        "ask_positives": round(float(np.mean((ask & ~sure)[y == 1])), 4),
+        "ask_negatives": round(float(np.mean((ask & ~sure)[y == 0])), 4),
+    }
+
+
+def _head(train: tuple, dev: tuple, final: tuple, dims: int, grid, targets, log) -> dict:
+    """Choose (C, boost) and calibrate on dev, pick thresholds there, then fit on the final training set."""
+    (xt, yt), (xd, yd), (xf, yf) = train, dev, final
+    best = None
+    for c, boost in grid:
+        coef, intercept = fit(xt, yt, c, dims, boost)
+        loss = _log_loss(yd, xd @ coef + intercept)
+        log(f"  C={c} signal boost={boost}: validation log loss {loss:.4f}")
+        best = best if best and best[0] <= loss else (loss, c, boost, xd @ coef + intercept)
+    _, c, boost, scores = best
+    a, b = _platt(yd, scores)
+    calibrated = 1 / (1 + np.exp(-(a * scores + b)))
+    thresholds = thresholds_pick(yd, calibrated, *targets)
+    coef, intercept = fit(xf, yf, c, dims, boost)
+    return {"C": c, "boost": boost, "coef": coef, "intercept": intercept,
+            "calibration": {"a": round(a, 6), "b": round(b, 6)}, "thresholds": thresholds,
+            "validation": rates(yd, calibrated, thresholds)}
+
+
+def _round(values) -> list[float]:
+    return [float(f"{v:.6g}") for v in values]
+
+
+def _part(examples: list[Example], split: str, vectors: dict, rules_only: bool) -> tuple[np.ndarray, np.ndarray]:
+    chosen = [e for e in examples if e.split == split]
+    texts = [e.text for e in chosen]
+    rules = signal_matrix(texts)
+    x = rules if rules_only else np.hstack([np.stack([vectors[t] for t in texts]), rules])
+    return x, np.array([e.label for e in chosen])
+
+
+def intent_train(seed: int = SEED, log: Callable[[str], None] = lambda _: None) -> dict:
+    """Generate the corpus, embed its training families, fit both heads; returns the model as a JSON-ready dict."""
+    import sklearn
+
+    examples = corpus_generate(seed)
+    nested = corpus_generate(seed, nested=True)
+    train = [e for e in examples if e.split == "train"]
+    log(f"corpus {corpus_hash(examples)}: {len(examples)} examples, {len(train)} in training families; "
+        f"nested validation corpus {corpus_hash(nested)}: {len(nested)} examples")
+    embedder = get_embedder()
+    texts = list(dict.fromkeys([e.text for e in train] + [e.text for e in nested]))
+    vectors = dict(zip(texts, embed_texts(texts, log), strict=True))
+    dims = embedder.dimensions
+    heads = {}
+    for name, rules_only, grid, targets in (
+        ("full", False, GRID, (SURE_MAX_FALSE_ALARMS, ASK_MIN_RECALL, ASK_MAX_NEGATIVES)),
+        ("fallback", True, FALLBACK_GRID,
+         (FALLBACK_SURE_MAX_FALSE_ALARMS, FALLBACK_ASK_MIN_RECALL, FALLBACK_ASK_MAX_NEGATIVES)),
+    ):
+        log(f"{name} model ({'signals only' if rules_only else 'embedding + signals'})")
+        parts = [_part(nested, "dev_train", vectors, rules_only), _part(nested, "dev_test", vectors, rules_only),
+                 _part(examples, "train", vectors, rules_only)]
+        heads[name] = _head(*parts, 0 if rules_only else dims, grid, targets, log)
+    full, fallback = heads["full"], heads["fallback"]
+    return {
+        "version": 1,
+        "embedder": embedder.name,
+        "dimensions": dims,
+        "feature_names": [f"embedding[{dims}]", *SIGNAL_NAMES],
+        "coef_embedding": _round(full["coef"][:dims]),
+        "coef_signals": _round(full["coef"][dims:]),
+        "intercept": round(full["intercept"], 6),
+        "calibration": full["calibration"],
+        "thresholds": full["thresholds"],
+        "C": full["C"],
+        "signal_boost": full["boost"],
+        "validation": full["validation"],
+        "fallback": {
+            "coef_signals": _round(fallback["coef"]),
+            "intercept": round(fallback["intercept"], 6),
+            "calibration": fallback["calibration"],
+            "thresholds": fallback["thresholds"],
+            "C": fallback["C"],
+            "validation": fallback["validation"],
+        },
+        "corpus": {
+            "seed": seed,
+            "hash": corpus_hash(examples),
+            "nested_hash": corpus_hash(nested),
+            "examples": len(examples),
+            "train_examples": len(train),
+            "train_families": len({e.family for e in train}),
+            "validation_examples": len(nested),
+        },
+        "trained_with": (
+            f"scikit-learn {sklearn.__version__}, numpy {np.__version__}, python {platform.python_version()}"
+        ),
+    }

@@ -1,0 +1,297 @@
+"""Hand-written signals about a chat message, the rule half of the deletion-request detector.
+
+Each signal is 0 or 1 and names one idea ("a deletion verb is aimed at the assistant", "the object is an
+everyday thing", "the user asks to be reminded"); the classifier weighs them together with the sentence embedding.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Long messages are judged on their start: a deletion request is short, and the regexes stay linear.
+MAX_CHARS = 1000
+
+# Misspelt forms of the words that carry a request ("forgt", "delet", "remvoe", "abotu") are read as the word.
+_TYPO_STEMS = (
+    "forget", "delete", "remove", "remember", "memory", "please", "erase", "about", "pretend", "information",
+    "anything", "everything", "mentioned", "retain", "holding", "regret", "unlearn", "redact", "throw", "shred",
+    "store", "storing", "keeping", "track", "tracking", "would", "could", "should", "never", "want", "know", "what",
+    "purge", "scrub", "wipe", "rather", "remembering", "anymore", "from", "earlier", "said", "wiped", "trace", "note",
+    "stop", "have", "your", "told", "forgot", "nuke", "mention", "that", "regarding", "thanks", "keep", "saving",
+    "quit", "removing", "forgetting", "deleting", "erasing", "wiping", "scrap", "discard", "ditch", "trash",
+    "dump", "destroy", "obliterate", "eliminate", "lose", "losing", "scratch", "strike", "reset", "clear", "drop",
+    "expunge", "get", "rid",
+)
+# One edit away from a stem, yet English words of their own.
+_REAL_WORDS = {
+    "forge", "ease", "eras", "rase", "erse", "plea", "lease", "pease", "emory", "remover", "abut", "bout", "shed",
+    "tore", "sore", "cold", "rote", "rack", "tack", "string", "react", "ever", "wan", "ant", "now", "hat",
+    "wipe", "wip", "ripe", "wit", "storing", "stoke", "rate", "rater", "crub", "purge", "knew", "known", "snow",
+    "knot", "whet", "wat", "form", "fro", "rom", "sad", "aid", "race", "not", "top", "sop", "ave", "you", "our",
+    "old", "tod", "tol", "forgo", "nue", "ote", "urge", "pure", "scub", "tat", "tha", "thank", "crap", "scrip", "scarp",
+    "ditc", "tash", "trah", "ump", "dup", "lost", "loe", "ose", "lo", "los", "loses", "clea", "clear", "lear",
+    "dop", "rop", "drip", "drops", "get", "et", "gt", "ge", "gett", "geet", "rid", "id", "ri", "rd", "ride", "strik",
+    "trike", "stike", "resets", "eset", "rest", "scratc", "dich", "dish", "rash", "trash", "dumb", "loss", "itch",
+    "droop",
+}
+_SHORTHAND = {"u": "you", "ur": "your", "pls": "please", "plz": "please", "dont": "don't", "doesnt": "doesn't",
+              "didnt": "didn't", "cant": "can't", "im": "i'm", "ive": "i've", "shouldnt": "shouldn't",
+              "wouldnt": "wouldn't", "isnt": "isn't", "whats": "what's", "thats": "that's", "lets": "let's",
+              "id": "i'd", "youre": "you're", "wanna": "want to", "gonna": "going to", "abt": "about", "wat": "what",
+              "bc": "because", "cuz": "because", "thx": "thanks", "yu": "you", "yor": "your", "do'nt": "don't",
+              "hve": "have", "hae": "have"}
+
+
+def _one_edit(word: str) -> set[str]:
+    drops = {word[:i] + word[i + 1:] for i in range(len(word))}
+    swaps = {word[:i] + word[i + 1] + word[i] + word[i + 2:] for i in range(len(word) - 1)}
+    doubles = {word[:i] + word[i] + word[i:] for i in range(len(word))}
+    return drops | swaps | doubles
+
+
+_TYPOS = {v: stem for stem in reversed(_TYPO_STEMS) for v in _one_edit(stem) if v not in _REAL_WORDS}
+_TYPOS.update({stem: stem for stem in _TYPO_STEMS})
+_RESPELL = {**_TYPOS, **_SHORTHAND}
+_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
+
+
+def respell(text: str) -> str:
+    """``text`` with shorthand ("u", "dont") and one-letter typos of the key words spelt out; other words kept."""
+    def word(match: re.Match) -> str:
+        found = match.group(0)
+        fixed = _RESPELL.get(found.lower())
+        return fixed if fixed and fixed != found.lower() else found  # correct words keep their case
+
+    return _WORD.sub(word, text)
+
+
+def normalise(text: str) -> str:
+    """Lower case, straight quotes, shorthand and typos spelt out, single spaces; at most ``MAX_CHARS``."""
+    text = (text or "")[:MAX_CHARS].lower().replace("’", "'").replace("‘", "'").replace("“", '"').replace("”", '"')
+    text = text.replace("don;t", "don't")
+    # The flower is not a request: "forget-me-nots are my favourite".
+    return re.sub(r"\s+", " ", respell(text)).replace("forget-me-not", "forgetmenot").strip()
+
+
+# --- the vocabulary ------------------------------------------------------------------------------
+
+_BASES = (
+    "forget delete remove erase wipe purge scrub drop clear discard expunge ditch scrap bin trash dump toss destroy "
+    "obliterate shred redact eliminate nuke zap lose cut blank strike scratch unlearn un-remember unremember unhear "
+    "unsee undo reset rid retract memory-hole"
+).split()
+_DOUBLE = {"drop", "scrub", "scrap", "bin", "zap", "cut", "rid", "shred", "reset", "forget"}
+
+
+def _ing(verb: str) -> str:
+    if verb in _DOUBLE:
+        return verb + verb[-1] + "ing"
+    return (verb[:-1] if verb.endswith("e") and not verb.endswith("ee") else verb) + "ing"
+
+
+# The verbs and idioms of deletion as a request uses them: "forget", "would you mind deleting", "get rid of".
+IMPERATIVE_VERBS = "|".join(
+    [re.escape(v) for v in _BASES] + [re.escape(_ing(v)) for v in _BASES]
+    + ["forgotten", r"get(?:ting)? rid of", r"let(?:ting)? go of", r"throw(?:ing)? (?:away|out)",
+       r"clean(?:ing)? out", r"cross(?:ing)? out", r"tak(?:e|ing) back"]
+)
+DELETE_VERBS = IMPERATIVE_VERBS + (
+    r"|forgot|deleted|removed|erased|wiped|purged|scrubbed|dropped|cleared|discarded|expunged|ditched|scrapped|binned|"
+    r"trashed|dumped|destroyed|obliterated|shredded|redacted|eliminated|nuked|zapped|blanked|struck|scratched|"
+    r"unlearned|(?:out of|off) your (?:memory|head|mind|system|records|notes|list)|memory hole|clean slate|"
+    r"slate clean|never said|unsaid"
+)
+_DEL = re.compile(rf"\b(?:{DELETE_VERBS})\b(?!-me-not)")
+_KEEP_VERBS = (r"remember(?:ing)?|keep(?:ing)?|stor(?:e|ing)|sav(?:e|ing)|retain(?:ing)?|hold(?:ing)? on ?to|"
+               r"hang(?:ing)? on ?to|log(?:ging)?|track(?:ing)?|hav(?:e|ing)|know(?:ing)?")
+_STOP = re.compile(rf"\b(?:stop|stopping|quit|quitting|don't|do not|no longer|never|cease|not) (?:{_KEEP_VERBS})\b")
+_LEAD = (r"(?:^|[,.;:!?-] *|\b(?:so|and|then|but|just|please|now|also|actually|ok|okay|hey|hi|right|alright|well|"
+         r"look|kindly|wait|sorry|honestly|oh|um|thought|thing|request|mind)\b,? *)")
+_ASK = (r"(?:(?:can|could|would|will|won't) you|you to|is there (?:a|any) way (?:for you )?to|"
+        r"you (?:should|need to|have to|must|can|may|could)|make sure (?:to|you)|go ahead and|feel free to|mind|"
+        r"let's|(?:make|get|have|ask|want|tell) you(?: to)?|i'm asking you to|please|time to|able to|"
+        r"hoping you (?:could|would|'d)|favou?r and|if you (?:could|would|'d)|(?:start|begin) by|"
+        r"(?:would|will|is) it (?:be )?possible (?:for you )?to|any chance you (?:could|can)|"
+        r"(?:ask|request|demand|insist|require|prefer) that you|i hope you(?: can| could| will|'ll)?)")
+_REQUEST = re.compile(
+    rf"(?:{_LEAD}|\b{_ASK}\s+(?:please\s+|just\s+|kindly\s+)?)(?:{IMPERATIVE_VERBS})\b"
+    # "... is none of your business forget it": the request closes the message.
+    rf"|\b(?:{IMPERATIVE_VERBS}) (?:it|that|this|them|all of it)\W*$"
+)
+_MEMORY = re.compile(
+    r"\byour (?:memory|memories|records?|notes|head|mind|brain|system|database|files|logs|storage|knowledge|list)\b|"
+    r"\bfrom memory\b|\bon file\b|\byou (?:know|remember|have|store|keep|retain|hold|save|log|heard)\b|"
+    r"\bwhat you (?:know|have|remember|store)\b|\b(?:told|tell|telling|mentioned) you\b|\bwith you\b|\bi (?:said|told)"
+)
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|my|me|mine|myself)\b")
+_OBJECT_NOUNS = (
+    r"branch|branches|file|files|folder|folders|directory|repo|cache|cookies|browser|account|app|apps|photos?|"
+    r"pictures?|emails?|inbox|texts?|stains?|paint|rust|mou?ld|whiteboard|board|hard drive|drive|disk|sd card|usb|"
+    r"phone|laptop|tablet|pc|mac|computer|table|column|rows?|class|course|module|paragraph|sentence|line|intro|"
+    r"conclusion|emojis?|bullet|bullets|formatting|markdown|code|comments|imports|statements|function|recipe|"
+    r"list|slide|page|sheet|contact|event|meeting|tweet|post|posts|weeds|leaves|snow|mole|tattoo|splinter|tick|"
+    r"fleas|ants|flies|wallpaper|stump|caulk|limescale|background|watermark|vocals|containers?|images?|"
+    r"package|network|device|debt|overdraft|cv|draft|letter|bio|speech|essay|itinerary|schedule|plan|"
+    r"subject|sign-off|recipient|jargon|tone|seeds|skin|dent|smell|drain|clothes|closet|garage|car|sofa|"
+    r"mattress|extension|save|level|item|mod|hint|pin|parcel|habit|habits|passive|browser history|"
+    r"search history|watch history|call history|tabs|blog|website|server|database|kernel|kernels|ram|storage|"
+    r"card|group|member|album|nail polish|dandruff|hiccups|headache|nose|throat|record"
+)
+# What may follow an object noun: the end, or a preposition or adverb, never more of a noun phrase.
+_AFTER_OBJECT = (r"(?:from|in|on|at|off|with|without|before|after|for|so|and|or|but|if|because|quickly|safely|fast|"
+                 r"forever|completely|permanently|locally|remotely|recursively|properly|again|now|please)\b")
+_EVERYDAY = re.compile(
+    rf"\b(?:{DELETE_VERBS})\b(?: (?:out|off|away|up|down))? (?:(?:a|an|this|these|those|all|the|some|old|my|your)"
+    rf" )?(?:[a-z'-]+ ){{0,2}}(?:{_OBJECT_NOUNS})(?=\s*(?:$|[,.!?;:)]|{_AFTER_OBJECT}))"
+    r"|\b(?:from|off|out of) (?:the|this|that|my|a|an) (?!memory|memories|mind|head|record\b|records|notes|"
+    r"files|logs|database|system|brain|knowledge|list of things)[a-z'-]+"
+    r"|\bin (?:git|linux|windows|excel|word|python|sql|chrome|firefox|safari|gmail|outlook|pandas|ubuntu|docker|"
+    r"powerpoint|procreate|premiere|photoshop|the terminal|bash|javascript|java)\b"
+)
+_KEEP = re.compile(
+    r"\b(?:remember (?:that|this|my|:)|keep in mind|"
+    r"bear in mind|make a note|note that|for future reference|fyi|save this|store (?:this|the fact)|"
+    r"keep (?:a record|this|that|track)|hold on to|just so you (?:know|remember)|here's some context|"
+    r"let me tell you about|a bit about me|something you should know|between you and me|keep this|confidential|"
+    r"between us|don't tell anyone|from now on|always (?:answer|reply|use|call))\b"
+    r"|\b(?:don't|do not|never|please don't) (?:forget|delete|erase|remove|lose|wipe|get rid of|drop)\b"
+)
+_REMINDER = re.compile(
+    r"\bremind(?:er)? (?:me|to)\b|\bremind me\b|\breminder\b|\bremember to\b|\bdon't (?:let me )?forget to\b|"
+    r"\bmake sure i (?:don't forget|remember)\b|\bto-?do\b|\bnote to self\b|\bping me\b"
+)
+_SELF_FORGET = re.compile(
+    r"^(?:\W*[a-z]+,? )?forgot (?:my|to|about|the|where|how|what|his|her)\b|"
+    r"\bi (?:totally |completely |always |often |sometimes |just )?(?:forgot|forget|keep forgetting|have forgotten|"
+    r"'ve forgotten|tend to forget)\b|\bforgetful\b|\bforgetting (?:things|stuff|names|words|vocabulary)\b|"
+    r"\bi (?:just |really |so |only |honestly )?(?:want|need|wish i could|'d like|would like|try|am trying|'m trying) "
+    r"to (?:forget|erase|stop thinking|get over)\b|"
+    r"\b(?:help me|how (?:do|can) i|how to) (?:forget|stop thinking|get over)\b|\bfrom my (?:mind|head|memory)\b|"
+    r"\b(?:improve|boost) my memory\b"
+)
+_HOWTO = re.compile(
+    r"^(?!.*\b(?:make|get|have|ask|tell) you\b)(?:\W*(?:ok|so|hey|quick q:?|"
+    r"quick question,?)\W*)?(?:how (?:do|can|should|would|to|long)|how do you|"
+    r"what's the (?:best|fastest|easiest|right) way to|best (?:way|tool) to|is it (?:safe|possible|ok|normal|bad) to"
+    r"(?! have\b)|"
+    r"should i|can i|steps to|tips (?:to|for)|any idea how|why can't i|help me|i'm trying to|explain how|"
+    r"could you walk me through|what happens if i|is there an easy way to|do i need|i keep failing to)\b"
+)
+_QUESTION = re.compile(
+    r"\?\s*$|^(?:\W*)(?:what|how|why|when|where|who|which|can|could|do|does|did|is|are|will|would|should|have|has)\b"
+)
+_GENERIC = re.compile(
+    rf"\b(?:{DELETE_VERBS}|remember|store|keep)\b (?:things|stuff|anything|something|everything|"
+    rf"what (?:people|users|i|we) "
+    r"(?:say|tell)|our conversations|my messages|conversations|messages|chats)\b"
+    r"(?! (?:about|on|related|regarding|to do with|concerning)\b)|\b(?:your|the) memory work\b|"
+    r"\bhow (?:does|do) (?:your|the) memory\b|\bwhat do you (?:know|remember)\b|\bdo you (?:store|keep|remember)\b|"
+    r"\bhow long do you keep\b"
+)
+_WISH = re.compile(
+    r"\bi(?:'d| would) rather you\b|\bi (?:don't|do not|no longer) want you\b|\bi wish you\b|\bi(?:'d| would) prefer\b|"
+    r"\bpretend\b|\bact (?:as if|like) i\b|\bi regret (?:telling|sharing|mentioning|saying|that)\b|"
+    r"\bi (?:shouldn't|should not|never should) have (?:told|said|mentioned|shared)\b|"
+    r"\bi wish i(?: hadn't| had not|'d never| never)\b|\bnever said\b|\b(?:take|taking) (?:it |that |"
+    r"this )?back\b|\bretract|\bunsaid\b|"
+    r"\bnot comfortable with you\b|\buneasy about you\b|\bi (?:don't|do not) want .{1,60} (?:stored|kept|saved|"
+    r"sitting|remembered)\b|\bi (?:want|need|'d like|would like) .{1,60} (?:gone|erased|deleted|wiped|removed)\b|"
+    r"\bconsent\b|\bforget i (?:ever )?(?:said|mentioned|told)\b|"
+    r"\byou (?:shouldn't|should not|don't need to) (?:know|keep|be keeping|remember)\b|"
+    r"\bi need you to (?:not|stop) (?:know|remember|keep|stor|sav|hold|retain)|"
+    r"\b(?:better|best|happier|easier|relieved|relief|good|great|nice|ideal) (?:if|knowing|when) you\b|"
+    r"\bno (?:record|trace)s? of\b"
+)
+_NARRATIVE = re.compile(
+    r"\b(?:he|she|they|someone|somebody|my (?:[a-z]+ )?(?:boss|son|daughter|mum|mom|dad|sister|brother|friend|"
+    r"coworker|colleague|wife|husband|partner|ex|landlord|kid|kids)|[a-z]+ (?:accidentally|just))\s+(?:deleted|removed|"
+    r"erased|wiped|purged|dropped|forgot|cleared|got rid|destroyed|asked me|wants me|told me)\b|"
+    r"\bi (?:accidentally |finally |just )?(?:deleted|removed|erased|wiped|dropped|cleared|got rid|purged)\b|"
+    r"\b(?:forgets|deletes|removes|erases|wipes|purges|clears|drops|keeps forgetting)\b|"
+    r"\b(?:is|was) about (?:erasing|deleting|forgetting)\b|\b(?:movie|film|book|novel|song|show|series|"
+    r"lyrics|trope)s?\b"
+)
+
+# "How could you forget my name?", "you keep forgetting that ...": a complaint about memory, not a request.
+_COMPLAINT = re.compile(
+    r"\bhow (?:could|can|did) you (?:forget|delete|lose)\b|\bwhy (?:did|do|would) you (?:forget|delete|keep)\b|"
+    r"\bdid you (?:forget|delete|remember)\b|\byou (?:keep|kept|always|constantly) (?:forgetting|losing)\b|"
+    r"\byou (?:forgot|'ve forgotten|have forgotten|lost)\b|\bwould you (?:want|like|ever)\b|\bdo you (?:wish|ever)\b|"
+    r"\bnot what i (?:told|said)\b|\byou (?:mixed|got) .{0,30}(?:up|wrong|backwards)\b|"
+    r"\b(?:why|how come) (?:did|do|would|didn't|don't|can't|won't|haven't) you\b|\byou (?:were supposed to|should "
+    r"have|should've|still don't|don't even)\b|\byou got .{1,40} wrong\b|\btold you .{1,60} (?:already|before)\b"
+)
+# "Do you still know my address?", "show me what you've stored": asking what is remembered.
+_WHAT_YOU_KNOW = re.compile(
+    r"\b(?:do|did|can|could|will|are|have) you (?:still |really |actually |even |ever )?(?:know|remember|recall|store|"
+    r"keep|have|save|see)\b|\bshow me what you\b|\b(?:list|tell me) (?:the facts|what|everything) you\b|"
+    r"\bwhat (?:do|have|did) you (?:know|remember|stored?|kept|keep|saved)\b|\bwhat data\b|\bremind me what\b"
+)
+# "Stop using bullet points", "don't mention my age in the bio": an instruction about anything but memory.
+_STOP_OTHER = re.compile(
+    r"(?:^|[,.;:!?-] |\b(?:can you|could you|would you|please|just|now|ok|and|you to|you should) )"
+    r"(?:stop|quit|don't|do not|never)\s+(?!remember|keep|stor|sav|retain|hold|hang|log|track|hav|know|forget|"
+    r"delet|remov|eras|wip|purg|scrub|drop|clear|lose|get rid|want|need|mind|think|worry|care|feel|let|tell)[a-z]{3,}"
+)
+# "X needs to go", "can X be deleted?", "I want X wiped": deletion said in the passive.
+_PARTICIPLE = r"(?:deleted|erased|removed|wiped|forgotten|purged|scrubbed|cleared|dropped|redacted|gone)"
+_PASSIVE = re.compile(
+    # "X needs to go", "can X be deleted?", "X shouldn't be remembered"
+    rf"\b(?:needs? to|has to|have to|must|should|ought to|can|could|may|will|would|shall)\b.{{0,60}}?\bbe "
+    rf"{_PARTICIPLE}\b|\b(?:needs? to|has to|have to|must|should|ought to) go\b|\b(?:being|get|gets) {_PARTICIPLE}\b"
+    # "I want X gone", "have X removed", "make sure X is wiped"
+    rf"|\b(?:want|like|need|have|get|make sure|ensure|see to it that)\b.{{1,60}}?\b(?:is |are |gets? )?"
+    rf"{_PARTICIPLE}\b"
+)
+
+SIGNALS: dict[str, re.Pattern] = {
+    "deletion_verb": _DEL,
+    "request_to_you": _REQUEST,
+    "stop_keeping": _STOP,
+    "memory_of_you": _MEMORY,
+    "everyday_object": _EVERYDAY,
+    "keep_request": _KEEP,
+    "reminder": _REMINDER,
+    "self_forgetting": _SELF_FORGET,
+    "howto_question": _HOWTO,
+    "question": _QUESTION,
+    "generic_memory_question": _GENERIC,
+    "first_person_wish": _WISH,
+    "narrative": _NARRATIVE,
+    "complaint_or_hypothetical": _COMPLAINT,
+    "asks_what_you_know": _WHAT_YOU_KNOW,
+    "stop_doing_other": _STOP_OTHER,
+    "passive_deletion": _PASSIVE,
+}
+# Evidence for and against, pooled: a pooled cue still fires on phrasings no single signal was written for.
+REQUEST_CUES = ("request_to_you", "stop_keeping", "first_person_wish", "passive_deletion")
+ORDINARY_CUES = ("everyday_object", "keep_request", "reminder", "self_forgetting", "howto_question", "narrative",
+                 "complaint_or_hypothetical", "asks_what_you_know", "stop_doing_other", "generic_memory_question")
+SIGNAL_NAMES = [*SIGNALS, "first_person_target", "request_cue", "ordinary_cue", "rule_request"]
+
+
+# Words that turn what follows around: "I don't want you to remember that", "I'd prefer you forgot".
+_TURNED = re.compile(r"\b(?:don't|do not|no longer|stop|never|not|rather|wish|prefer|if|better|knowing|unless)\b"
+                     r"[^.?!]{0,24}$")
+_UNLESS_TURNED = {"keep_request", "complaint_or_hypothetical"}
+
+
+def _fires(name: str, pattern: re.Pattern, norm: str) -> bool:
+    for found in pattern.finditer(norm):
+        if name not in _UNLESS_TURNED or not _TURNED.search(norm, 0, found.start()):
+            return True
+    return False
+
+
+def signals(text: str) -> dict[str, int]:
+    """The rule signals of ``text`` as {name: 0 or 1}, in ``SIGNAL_NAMES`` order."""
+    norm = normalise(text)
+    out = {name: int(_fires(name, pattern, norm)) for name, pattern in SIGNALS.items()}
+    # Personal content after the deletion phrase: "forget *my* address", not "delete a git branch".
+    found = _DEL.search(norm) or _STOP.search(norm)
+    out["first_person_target"] = int(bool(found and _FIRST_PERSON.search(norm, found.end())))
+    request = any(out[name] for name in REQUEST_CUES) or (out["deletion_verb"] and out["memory_of_you"])
+    ordinary = any(out[name] for name in ORDINARY_CUES)
+    out["request_cue"], out["ordinary_cue"] = int(request), int(ordinary)
+    out["rule_request"] = int(request and not ordinary)
+    return out

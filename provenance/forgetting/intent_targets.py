@@ -1,0 +1,213 @@
+"""What a deletion request names, in the user's own words, one entry per thing named.
+
+Reads the target wherever the request puts it: after the verb ("delete my address"), after "that" or "about"
+("forget that I live in Lisbon"), inside a wish or a retraction ("I'd rather you didn't know ...", "pretend I
+never told you ..."), between a verb and its particle ("take X out of your memory"), before a passive ("X has to
+go"), or first of all ("my salary? forget it"). Separate targets are split on "and" or commas only when both sides
+are noun phrases or clauses ("my address and my salary"), so "my ex, Tom" and "lactose intolerant, so ..." stay whole.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .intent_signals import IMPERATIVE_VERBS as _VERB
+from .intent_signals import MAX_CHARS, respell
+
+VAGUE = {
+    "it", "this", "that", "them", "those", "these", "everything", "all", "all of it", "something", "", "me",
+    "what i just said", "everything i just said", "my data", "all my data", "my personal data", "my info",
+    "my information", "my personal information", "all my personal information", "everything about me",
+    "who i am", "the last thing i told you", "my last message", "my previous message", "that last message",
+}
+_I = re.IGNORECASE
+_KEEPING = (r"keep(?:ing)? (?:track of|tabs on|a record of|records of|notes of|a note of)|hav(?:e|ing)|"
+            r"remember(?:ing)?|keep(?:ing)?|stor(?:e|ing)|sav(?:e|ing)|retain(?:ing)?|hold(?:ing)? on ?to|"
+            r"hang(?:ing)? on ?to|log(?:ging)?|track(?:ing)?")
+_ASKED = (r"(?:^|[,.;:!?-]\s*|\b(?:so|and|then|but|just|please|pls|now|also|actually|ok|okay|hey|hi|right|alright|"
+          r"well|look|kindly|wait|sorry|honestly|oh|um|you|u|to|and|mind|let's|lets)\s+)$")
+_MEMORY_PLACE = (r"(?:own\s+)?(?:mem\w{0,2}or(?:y|ies)|mind|head|system|records?|notes|list(?: of things about me)?|"
+                 r"memory hole|brain|files|database|logs|knowledge)")
+
+# Patterns with the target in the middle: (pattern, priority); lower priority wins.
+_BETWEEN = [re.compile(p, _I) for p in (
+    rf"\b(?:tak|get|put|clean|send|cross|scratch|strik|knock)(?:e|s|es|ing|ting)?\s+(?P<t>.+?)\s+"
+    rf"(?:out of|off|down|from)\s+(?:your|the)\s+{_MEMORY_PLACE}\b",
+    r"\b(?:want|like|need|have|get|prefer)\s+(?P<t>(?!you\b|u\b|to\b|it\b).+?)\s+(?:to be\s+)?(?:gone|erased|deleted|"
+    r"removed|wiped|stored|kept|saved|sitting|forgotten)\b",
+    r"\b(?:make sure|ensure|see to it that|check that)\s+(?P<t>(?!you\b|u\b|to\b|i\b).+?)\s+(?:is|are|gets?)\s+"
+    r"(?:deleted|gone|wiped|erased|removed|forgotten)\b",
+    # The target first, then what should become of it: "X shouldn't be in your memory", "X is not something to keep".
+    r"^(?:\W*\w+,\s*)?(?P<t>(?!(?:you|u|i|we|it|that|this|there|please|can|could|would|will)\b).+?)\s+"
+    r"(?:shouldn'?t|should not|should never|doesn'?t need to|does not need to|needn'?t|is not something|"
+    r"is something you)\b",
+    r"^(?:\W*\w+,\s*)?(?P<t>.+?)\s+(?:needs to|should|has to|have to|must|ought to)\s+(?:be\s+)?(?:deleted|go|gone|"
+    r"erased|removed|wiped|forgotten|scrubbed|purged)\b",
+    r"\b(?:can|could|may)\s+(?P<t>(?!you\b|u\b|i\b).+?)\s+be\s+(?:deleted|removed|erased|wiped|forgotten|purged|"
+    r"scrubbed)\b",
+    r"\b(?:consider|treat)\s+(?P<t>.+?)\s+(?:as\s+)?(?:unsaid|deleted|never said|forgotten|gone)\b",
+    r"^(?:\W*\w+,\s*)?(?P<t>.+?)\s+(?:is|are)\s+(?:none of your business|not your business|private|personal|"
+    r"sensitive)\b",
+)]
+# Patterns after which the target follows: (pattern, priority).
+_AFTER = [(re.compile(p, _I), rank) for p, rank in (
+    (r"\b(?:rather|want|wish|like|hope|prefer|comfortable with|uneasy about|consent (?:for|to)|need|reason|if|"
+     r"knowing|asking that|no need for)\b[^.?!]{0,25}?\b(?:you|u)\b\s*"
+     r"(?:(?:to|not|stop|didn'?t|don'?t|'?d|could|would|no longer)\s+){0,3}(?:knowing|know|remembering|"
+     r"remember|keeping|keep|storing|store|having|have|retain|retaining|hold(?:ing)? on ?to|forgot|forget|deleted|"
+     r"delete|unlearn)\b(?:\s+(?:about|anything about))?\s*", 0),
+    (r"\b(?:you|u)\s+(?:shouldn'?t|should not|don'?t need to|no longer need to|don'?t need|do not need)\s+"
+     r"(?:be\s+)?(?:(?:know|knowing|keeping|keep|remember|store|storing|have)\s+)?", 0),
+    (r"\b(?:pretend|act (?:as if|like)|forget|regret|wish|shouldn'?t have|should not have|never should have|"
+     r"let'?s pretend|undo)\b[^.?!,]{0,25}?\b(?:told you|tell(?:ing)? you|mention(?:ed|ing)?|said|say(?:ing)?|"
+     r"shar(?:ed|ing)|heard(?: about)?|me telling you)\b\s*(?:(?:about|anything about|that(?!\s*\W)|with you)\s+)?", 0),
+    (r"\b(?:take|taking)\s+back\s+what i (?:said|told you|mentioned)\s+(?:about\s+)?", 0),
+    (rf"\b(?:stop|stopping|quit|quitting|don'?t|do not|no longer|never|cease)\s+(?:{_KEEPING})\b\s*", 0),
+    (r"\bno (?:record|trace|memory|note)s? of\s+", 0),
+    (r"\b(?:clean slate|slate clean)\s+(?:on|about|regarding|with)\s+", 0),
+    (rf"\b(?:{_VERB})\b(?:\s+(?:out|off|away|up|about)\b)?\s*", 1),
+)]
+
+_SENTENCE_END = re.compile(r"[.!?]+(?=\s|$)|\s+[-\u2013\u2014]+\s+|\.\.\.")
+_COMMA_TAIL = re.compile(
+    rf",\s*(?:it'?s|it was|that'?s|that was|this is|i\b|i'm|i'd|because|since|as\b|cause|cuz|thanks|thank you|thx|"
+    rf"please|pls|ok\b|okay|would you|will you|can you|could you|if you|when you|now\b|for real|seriously|just|"
+    rf"if that'?s|if possible|no questions|as discussed|thanks in advance|"
+    rf"(?:and\s+)?(?:please\s+)?(?:{_VERB}|don'?t keep|don'?t remember|do not keep)\b)", _I)
+_PLACE_TAIL = re.compile(
+    rf"\s+(?:from|out of|off|in|on|into|down)\s+(?:your|you'?re|the|my)?\s*(?:{_MEMORY_PLACE}|what you know|"
+    rf"whatever you store|what you have)\b.*$", _I)
+# "... my ex Marco don't keep it": the request said again at the end, without a comma.
+_VERB_TAIL = re.compile(rf"\s+(?:and\s+)?(?:please\s+)?(?:{_VERB}|don'?t keep|don'?t remember|do not keep)\s+"
+                        r"(?:it|that|this|them|all of it)\b.*$", _I)
+_TAIL = re.compile(
+    r"(?:\s+|^)(?:on file|in memory|for good|forever|completely|entirely|permanently|right now|right away|now|asap|"
+    r"immediately|please|pls|thanks|thank you|for me|again|too|as well|if you can|when you get a chance|i mean it|"
+    r"would you|will you|ok|okay|with you|as per .*|under gdpr|already|altogether|if that'?s ok(?:ay)?|if possible|"
+    r"no questions asked|straight away|as discussed|for real|deleted|erased|removed|wiped|gone|forgotten|purged)$", _I)
+# "... anymore" ends the request, unless the target itself is negative ("my sister and I don't speak anymore").
+_ANYMORE = re.compile(r"^(?!.*\b(?:not|no longer|never)\b|.*n't\b)(.*?)\s+any ?more$", _I)
+_LEADS = [re.compile(p, _I) for p in (
+    r"^(?:that|about|of|on|regarding|re:?|to do with|related to|concerning|both|either)\s+",
+    r"^(?:(?:all|any|every|each|some)\s+)?(?:the\s+|of the\s+)?(?:facts?|info|information|details|data|stuff|things?|"
+    r"bits?|parts?|notes?|mentions?|records?|traces?|references?|memor(?:y|ies))\s+(?:(?:i (?:said|told you|"
+    r"mentioned|gave you)\s+)?(?:about|on|of|to|regarding|related to|to do with|concerning|that)\s+|where i (?:said|"
+    r"mentioned|talked about)\s+(?:that\s+)?)",
+    r"^(?:the\s+)?(?:part|bit) of (?:our|the) (?:chat|conversation)s? (?:about|where i (?:said|mentioned|talked "
+    r"about))\s+",
+    r"^(?:everything|anything|all|all the stuff|whatever|stuff)\s+(?:(?:you know|i (?:just )?(?:said|told you|"
+    r"mentioned|shared|wrote))\s+)?(?:about|on|of|regarding|related to|to do with)\s+",
+    r"^(?:what|whatever|everything|anything|all|things)\s+(?:i|i've|i have)\s+(?:ever\s+)?(?:said|told you|"
+    r"mentioned|shared|wrote|typed|talked about)\s*(?:about|regarding|on|that)?\s+",
+    r"^(?:what|whatever|everything|anything|all)\s+(?:you|u)\s+(?:know|have|remember|stored?|keep)\s*(?:about|on|"
+    r"regarding|of)?\s+",
+    r"^(?:all |the |any |every |each |my |our )?(?:earlier |previous |last |old )?(?:messages?|chats?|"
+    r"conversations?)\s+(?:about|where (?:i )?(?:said|mentioned|talked about)|that mentions?|which mentions?|"
+    r"in which i (?:said|mentioned))\s*(?:that\s+)?",
+    r"^(?:(?:that|the|this)\s+)?(?:thing|bit|part|stuff)\s+(?:i (?:said|told you|mentioned)\s+|"
+    r"from (?:before|earlier)\s+)?"
+    r"(?:about|on|regarding)\s+",
+    r"^your (?:memor(?:y|ies)|notes|records?|files?|info|data)\s+(?:of|about|on|regarding)\s+",
+    r"^(?:a|any|all|no)\s+(?:records?|traces?|notes?|mentions?|memory)\s+of\s+",
+    r"^(?:(?:earlier|before|previously|last time|yesterday),?\s+)?(?:i (?:ever |once )?|that i )?(?:said|mentioned|"
+    r"told you)(?:\s+about)?\s+(?:that\s+)?",
+    r"^(?:(?:remember|you know) (?:when|how)|why did) i (?:ever )?(?:told you|tell you|said|say|mentioned|mention)"
+    r"(?:\s+about)?\s+(?:that\s+)?",
+    r"^(?:me telling you|the fact)\s+(?:that\s+)?",
+)]
+_HEAD = re.compile(
+    r"^(?:my|his|her|their|our|the|that|this|those|these|where|what|how|when|why|whether|everything|anything|all|any|"
+    r"i|i'm|i've|i'd|i'll|i was|we|he|she|they|\"|')\b", _I)
+_COMMA_NOT_HEAD = re.compile(r"^(?:which|who|whom|whose|where he|so|but)\b", _I)
+_SEPARATOR = re.compile(r"(\s*,\s*(?:and\s+|&\s+|plus\s+)?|\s+(?:and|&|plus|as well as)\s+)", _I)
+# Words that explain a request rather than name its target ("I said too much", "that was private").
+_REASON = re.compile(r"^(?:that|it|this|it's|that's|there|can|could|would|will|please|i'?d|i would|i want|i need|"
+                     r"let'?s|go ahead|start|mind|is there|is it|hey|on second thought)\b|\byou\b|\b(?:said|"
+                     r"shared|overshared|told|typed|regret|"
+                     r"comfortable|mistake|private|personal|sensitive|embarrassing|business|privacy|careful|idea|"
+                     r"trust|relevant|out of date|too much|thinking|oversharing)\b", _I)
+_INTERJECTION = re.compile(r"^(?:\W*(?:ok|okay|so|hey|hi|um|right|alright|well|look|wait|actually|honestly|oh|also|"
+                           r"ugh|argh|oops|hmm|damn|sorry)"
+                           r"\b[\s,.:-]*)+", _I)
+
+
+def _clean(target: str) -> str:
+    target = target.strip()
+    pronoun = re.match(r"(it|that|this|them|all of it)\s*[,;:\-\u2013\u2014]", target, _I)
+    if pronoun:  # "scratch that, don't rember it": the pronoun is the whole target
+        return pronoun.group(1)
+    cut = _SENTENCE_END.search(target)
+    if cut:
+        target = target[: cut.start()]
+    cut = _COMMA_TAIL.search(target)
+    if cut:
+        target = target[: cut.start()]
+    target = _VERB_TAIL.sub("", _PLACE_TAIL.sub("", target))
+    for _ in range(4):
+        before = target
+        target = _TAIL.sub("", target.strip(" \t,;:!?.\"'()")).strip()
+        target = _ANYMORE.sub(r"\1", target)
+        for lead in _LEADS:
+            target = lead.sub("", target)
+        if target == before:
+            break
+    return target.strip(" \t,;:!?.\"'()")
+
+
+def is_vague(target: str) -> bool:
+    """True when the request names nothing in particular ("forget it", "delete everything")."""
+    return target.strip().lower() in VAGUE
+
+
+def split_targets(target: str) -> list[str]:
+    """One entry per thing named: split on "and"/commas only where the next part starts a noun phrase or clause."""
+    pieces = _SEPARATOR.split(target)
+    parts = [pieces[0]]
+    for separator, piece in zip(pieces[1::2], pieces[2::2], strict=True):
+        comma = "," in separator
+        starts = _HEAD.match(piece) and not (comma and _COMMA_NOT_HEAD.match(piece))
+        # "my sister and I don't speak": a short noun phrase joined to "I" is one subject, not two targets.
+        joint_subject = re.match(r"i\b(?!'m|'ve|'d|'ll)", piece, _I) and re.search(
+            r"(?:^|\b(?:my|his|her|our|their)\s+)[\w']+$", parts[-1], _I
+        )
+        if starts and not joint_subject and parts[-1].strip():
+            parts.append(piece)
+        else:
+            parts[-1] += separator + piece
+    out = [_clean(p) for p in parts]
+    return [p for p in out if p] or ([_clean(target)] if _clean(target) else [])
+
+
+def _look_back(prefix: str) -> str | None:
+    # "my salary? forget it": a noun phrase or fact before the request, never a reason ("that was private, so ...").
+    prefix = re.sub(r"[\s,:;?!.\-\u2013\u2014]*(?:(?:so|and|then|please|pls|just|ok|okay|can you|could you|"
+                    r"would you|wait|actually|no)\W*)*$", "", prefix, flags=_I)
+    target = _clean(_INTERJECTION.sub("", _SENTENCE_END.split(prefix)[-1]))
+    if not target or len(target.split()) > 16 or _REASON.search(target):
+        return None
+    return target
+
+
+def extract_targets(text: str) -> list[str]:
+    """What ``text`` asks to forget, as the user wrote it; ["it"] for "forget it", [] when nothing is found."""
+    raw = respell((text or "")[:MAX_CHARS]).replace("’", "'").replace("‘", "'").replace("“", '"').replace("”", '"')
+    candidates: list[tuple[int, int, str]] = []  # (rank, anchor start, target)
+    for pattern in _BETWEEN:
+        found = pattern.search(raw)
+        if found:
+            # The target sits right before the anchor: only its own sentence ("I overshared. my ex needs to go").
+            candidates.append((0, found.start(), _clean(_SENTENCE_END.split(found.group("t"))[-1])))
+    for pattern, rank in _AFTER:
+        for found in list(pattern.finditer(raw))[:4]:
+            # A verb where a request puts it ("please delete", "can you erase") outranks one anywhere else.
+            asked = rank == 0 or re.search(_ASKED, raw[: found.start()], _I)
+            candidates.append((rank if asked else 2, found.start(), _clean(raw[found.end():])))
+    if not candidates:
+        return []
+    candidates.sort(key=lambda c: (c[0], c[1]))
+    for _, _, target in candidates:
+        if not is_vague(target):
+            return split_targets(target)
+    start = min(c[1] for c in candidates)
+    named = _look_back(raw[:start]) if start > 0 else None
+    return split_targets(named) if named else [candidates[0][2]]

@@ -1,0 +1,191 @@
+"""Messages that ask to forget, on every transport: sure -> a preview; unsure -> a question, nothing
+stored until the user chooses; never stored, embedded, answered or turned into a fact."""
+
+import json
+
+import openai
+import pytest
+from asgiref.sync import sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.test import override_settings
+
+from accounts.services import token_create
+from chat import services, turns
+from chat.models import Message
+from dellm_site.asgi import application
+from dellm_site.errors import ApplicationError
+from memory.facts import facts_extract
+from memory.models import Embedding, Fact, Node
+from provenance.forgetting import services as forget
+from tests.conftest import app_env, say, start_web
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+# Every message that could be a request is asked about: the "unsure" band made wide on purpose.
+UNSURE = {"DELLM_INTENT_SURE": 1.01, "DELLM_INTENT_ASK": 0.2}
+
+
+def _statements(user):
+    conversation = services.conversation_create(user=user)
+    for text in ("I live on Kestrel Lane in Quarzwick.", "I earn 52,000 euros a year.",
+                 "I have a tortoise called Sheldon.", "My sister Ana is a nurse."):
+        say(user, conversation, text)
+    return conversation
+
+
+def _stored(user):
+    return (Node.objects.filter(owner=user).count(), Embedding.objects.filter(owner=user).count())
+
+
+def test_a_sure_request_over_rest_is_previewed_and_never_stored(api, user):
+    conversation = _statements(user)
+    before = _stored(user)
+    response = api.post(
+        f"/api/conversations/{conversation.pk}/messages/", {"content": "please wipe where I live from your memory"},
+        format="json",
+    )
+    assert response.status_code == 200, response.content
+    preview = response.json()["forget_preview"]
+    lane = Message.objects.get(owner=user, content__startswith="I live on Kestrel")
+    assert lane.pk in {e["id"] for e in preview["matched"]}
+    assert _stored(user) == before
+    assert not Message.objects.filter(owner=user, content__icontains="wipe").exists()
+
+
+def test_several_targets_in_one_request(user):
+    conversation = _statements(user)
+    result = turns.message_post(
+        user=user, conversation_id=conversation.pk, content="Forget my address and how much I earn."
+    )
+    assert result.forget_preview is not None
+    matched = {e["id"] for e in result.forget_preview["matched"]}
+    lane = Message.objects.get(owner=user, content__startswith="I live on Kestrel")
+    salary = Message.objects.get(owner=user, content__startswith="I earn")
+    sheldon = Message.objects.get(owner=user, content__startswith="I have a tortoise")
+    assert {lane.pk, salary.pk} <= matched and sheldon.pk not in matched
+
+
+@override_settings(**UNSURE)
+def test_an_unsure_message_over_rest_is_asked_about_then_answered(api, user):
+    conversation = _statements(user)
+    before = _stored(user)
+    url = f"/api/conversations/{conversation.pk}/messages/"
+    text = "Forget that I have a tortoise called Sheldon."
+    response = api.post(url, {"content": text}, format="json")
+    assert response.status_code == 200
+    question = response.json()["forget_question"]
+    assert question["content"] == text and "forget" in question["text"].lower()
+    assert question["choices"] == {"review": "Review what I'd forget", "answer": "No, just answer it"}
+    assert _stored(user) == before  # nothing kept until the user chooses
+
+    preview = api.post("/api/forget/preview/", {"mode": "natural", "query": text}, format="json").json()
+    sheldon = Message.objects.get(owner=user, content__startswith="I have a tortoise")
+    assert sheldon.pk in {e["id"] for e in preview["matched"]}
+
+    answered = api.post(url, {"content": text, "intent": "answer"}, format="json")
+    assert answered.status_code == 201 and answered.json()["reply"]["content"]
+    assert Message.objects.filter(owner=user, content=text).exists()
+    bad = api.post(url, {"content": text, "intent": "maybe"}, format="json")
+    assert bad.status_code == 400 and bad.json()["code"] == "invalid"
+
+
+@override_settings(**UNSURE)
+async def test_an_unsure_message_over_the_websocket(user):
+    conversation = await sync_to_async(_statements)(user)
+    before = await sync_to_async(_stored)(user)
+    communicator = WebsocketCommunicator(application, f"/ws/chat/{conversation.pk}/")
+    communicator.scope["user"] = user
+    connected, _ = await communicator.connect()
+    assert connected
+    text = "I'd rather you didn't know how much I earn."
+    try:
+        await communicator.send_to(text_data=json.dumps({"type": "message", "content": text}))
+        frame = json.loads(await communicator.receive_from(timeout=30))
+        assert frame["type"] == "forget_question" and frame["question"]["content"] == text
+        assert await sync_to_async(_stored)(user) == before
+
+        await communicator.send_to(text_data=json.dumps({"type": "forget_review", "content": text}))
+        frame = json.loads(await communicator.receive_from(timeout=30))
+        assert frame["type"] == "forget_preview"
+        salary = await sync_to_async(Message.objects.get)(owner=user, content__startswith="I earn")
+        assert salary.pk in {e["id"] for e in frame["preview"]["matched"]}
+
+        await communicator.send_to(text_data=json.dumps({"type": "message", "content": text, "intent": "answer"}))
+        kinds = []
+        while not kinds or kinds[-1] != "reply":
+            kinds.append(json.loads(await communicator.receive_from(timeout=30))["type"])
+        assert kinds[0] == "user_message"
+    finally:
+        await communicator.disconnect()
+
+
+def test_the_openai_endpoint_asks_and_answers_on_request(user):
+    web, base = start_web(app_env(DELLM_INTENT_SURE="1.01", DELLM_INTENT_ASK="0.2"), "web-intent.log")
+    try:
+        _, key = token_create(user=user, name="client")
+        client = openai.OpenAI(base_url=f"{base}/v1", api_key=key, max_retries=0, timeout=120)
+        client.chat.completions.create(model="m", messages=[{"role": "user", "content": "I live in Quarzwick."}])
+        before = _stored(user)
+        text = "Forget that I live in Quarzwick."
+        completion = client.chat.completions.create(model="m", messages=[{"role": "user", "content": text}])
+        assert "Did you want me to forget" in completion.choices[0].message.content
+        assert completion.model_extra["dellm"]["forget_question"]["content"] == text
+        assert _stored(user) == before
+        completion = client.chat.completions.create(
+            model="m", messages=[{"role": "user", "content": text}], extra_body={"dellm": {"intent": "answer"}}
+        )
+        assert completion.model_extra["dellm"]["reply"] and _stored(user) != before
+    finally:
+        web.stop()
+
+
+def test_a_function_calling_llm_decides_an_unsure_message(settings, openai_stub, user):
+    settings.DELLM_INTENT_SURE, settings.DELLM_INTENT_ASK = UNSURE["DELLM_INTENT_SURE"], UNSURE["DELLM_INTENT_ASK"]
+    conversation = _statements(user)
+    settings.DELLM_LLM = {"BACKEND": "dellm_site.ai.openai.OpenAILLM", "OPTIONS": {
+        "model": "stub-model", "api_key": openai_stub.api_key, "base_url": openai_stub.base_url, "max_retries": 0}}
+    before = _stored(user)
+    openai_stub.tool_call = ("forget_memory", {"targets": ["my tortoise"]})
+    result = turns.message_post(user=user, conversation_id=conversation.pk, content="Scrub the tortoise thing.")
+    assert result.forget_preview is not None and result.forget_question is None
+    sheldon = Message.objects.get(owner=user, content__startswith="I have a tortoise")
+    assert sheldon.pk in {e["id"] for e in result.forget_preview["matched"]}
+    tools_request = next(r for r in openai_stub.chat_requests if r.get("tools"))
+    assert tools_request["tools"][0]["function"]["name"] == "forget_memory"
+    assert _stored(user) == before
+
+    openai_stub.tool_call = None  # the model answers in words: not a request, so an ordinary turn
+    result = turns.message_post(user=user, conversation_id=conversation.pk, content="Scrub the tortoise thing.")
+    assert result.forget_preview is None and result.reply is not None
+
+
+def test_a_wish_not_to_be_remembered_never_becomes_a_fact(user):
+    conversation = services.conversation_create(user=user)
+    text = "I don't want you to remember that home for me is Cusco."
+    result = turns.message_post(user=user, conversation_id=conversation.pk, content=text)
+    assert result.reply is None and not Message.objects.filter(owner=user, content=text).exists()
+    # Even when the user insists it is answered, no fact is taken from it.
+    answered = turns.message_post(user=user, conversation_id=conversation.pk, content=text, answer=True)
+    assert answered.reply is not None
+    assert facts_extract(message_id=answered.user_message.pk) == []
+    assert not Fact.objects.filter(owner=user).exists()
+
+
+def test_possibly_related_items_are_offered_and_can_be_added(user):
+    conversation = services.conversation_create(user=user)
+    for text in ("I have a tortoise called Sheldon.", "My pet sleeps under the radiator all winter.",
+                 "I work as a sous-chef."):
+        say(user, conversation, text)
+    ids = {m.content: m.pk for m in Message.objects.filter(owner=user, role="user")}
+    radiator = ids["My pet sleeps under the radiator all winter."]
+    preview = forget.forget_preview(user=user, mode="natural", query="forget that I have a tortoise called Sheldon")
+    matched = {e["id"] for e in preview.plan["matched"]}
+    related = {e["id"]: e for e in preview.plan["related"]}
+    assert ids["I have a tortoise called Sheldon."] in matched
+    assert radiator not in matched and related[radiator]["why"].startswith(("shares", "says", "is about"))
+    assert ids["I work as a sous-chef."] not in matched
+    with pytest.raises(ApplicationError):  # only what the preview offered can be added
+        forget.forget_confirm(user=user, request_id=preview.pk, add=[ids["I work as a sous-chef."]])
+    manifest = forget.forget_confirm(user=user, request_id=preview.pk, add=[radiator])
+    assert radiator in manifest["deleted_ids"] and not Message.objects.filter(pk=radiator).exists()
+    assert Message.objects.filter(pk=ids["I work as a sous-chef."]).exists()

@@ -1,0 +1,132 @@
+"""The deletion-request detector: fresh phrasings, targets, the rules-only fallback, saved weights, reproducibility."""
+
+import io
+import json
+import time
+
+import numpy as np
+import pytest
+from django.core.management import call_command
+
+from dellm_site.ai.embedding import get_embedder
+from provenance.forgetting import intent
+from provenance.forgetting.intent_signals import SIGNAL_NAMES
+from provenance.forgetting.intent_targets import extract_targets
+
+# Written for this test, in phrasings the corpus templates do not use.
+REQUESTS = [
+    "Honestly I'd rather you had no memory of my divorce at all.",
+    "Please erase any knowledge you have of my old job at the bakery.",
+    "That was private, so forget my brother's name.",
+    "Kindly stop remembering where my kids go to school.",
+    "ok scrap what I said about my overdraft, I don't want that kept",
+]
+ORDINARY = [
+    "How do I delete a Docker volume?",
+    "I keep forgetting to take my vitamins in the morning.",
+    "Remember that I prefer tea to coffee.",
+    "What do you remember about my job?",
+    "Eternal Sunshine is such a sad film about erasing memories.",
+    "What gets a grass stain out of white sneakers?",
+]
+
+
+@pytest.fixture(scope="module")
+def vectors():
+    texts = REQUESTS + ORDINARY
+    return dict(zip(texts, get_embedder().embed(texts), strict=True))
+
+
+@pytest.mark.parametrize("text", REQUESTS)
+def test_fresh_requests_are_recognised(text, vectors):
+    found = intent.intent_detect(text, vector=vectors[text])
+    assert found.outcome in ("forget", "ask"), found
+    assert found.targets
+
+
+@pytest.mark.parametrize("text", ORDINARY)
+def test_fresh_ordinary_messages_are_not_taken_for_requests(text, vectors):
+    found = intent.intent_detect(text, vector=vectors[text])
+    assert found.outcome != "forget", found
+    if found.outcome == "none":
+        assert found.targets == []
+
+
+def test_the_vector_is_optional_and_gives_the_same_answer(vectors):
+    text = REQUESTS[1]
+    assert intent.intent_detect(text) == intent.intent_detect(text, vector=vectors[text])
+
+
+@pytest.mark.parametrize(
+    "text, targets",
+    [
+        ("Please delete my address and my salary", ["my address", "my salary"]),
+        ("forget where I live, how much I earn and my ex, Tom", ["where I live", "how much I earn", "my ex, Tom"]),
+        ("Forget that I live in Lisbon and that I work as a nurse", ["I live in Lisbon", "I work as a nurse"]),
+        ("I'd rather you didn't know about my debts or my diagnosis", ["my debts or my diagnosis"]),
+        ("pretend I never told you I'm lactose intolerant, so I have to be careful", [
+            "I'm lactose intolerant, so I have to be careful"]),
+        ("my salary? forget it", ["my salary"]),
+        ("Take my phone number and my email out of your memory", ["my phone number", "my email"]),
+        ("salt and pepper: delete it", ["salt and pepper"]),
+    ],
+)
+def test_targets_one_entry_per_thing_named(text, targets):
+    assert extract_targets(text) == targets
+
+
+def test_forget_request_target_joins_targets_and_keeps_none_for_ordinary_messages():
+    assert intent.forget_request_target("Please delete my address and my salary") == "my address; my salary"
+    assert intent.forget_request_target("How do I delete a git branch?") is None
+    assert intent.is_vague("it") and not intent.is_vague("my address")
+
+
+class _OtherEmbedder:
+    name, dimensions = "openai:text-embedding-3-small", 1536
+
+    def embed_one(self, text):
+        raise AssertionError("the rules-only path must not embed")
+
+
+def test_another_embedder_falls_back_to_the_rules(monkeypatch):
+    monkeypatch.setattr(intent, "get_embedder", lambda: _OtherEmbedder())
+    model = intent.intent_model()
+    request = intent.intent_detect("Please forget my home address", vector=np.ones(1536))
+    assert request.outcome in ("forget", "ask") and request.targets == ["my home address"]
+    assert request == intent.intent_classify("Please forget my home address", None)
+    assert intent.intent_detect("How do I delete a git branch?").outcome == "none"
+    # Conservative without the embedding: "forget" needs a higher probability.
+    assert model.fallback.sure >= model.full.sure
+
+
+def test_the_saved_model_loads_and_matches_the_embedder():
+    raw = json.loads(intent.MODEL_PATH.read_text())
+    model, embedder = intent.intent_model(), get_embedder()
+    assert model.embedder == embedder.name and model.dimensions == embedder.dimensions
+    assert len(raw["coef_embedding"]) == embedder.dimensions
+    assert list(model.signal_names) == SIGNAL_NAMES == raw["feature_names"][1:]
+    for head in (model.full, model.fallback):
+        assert 0 < head.ask <= head.sure < 1
+        assert head.coef_signals.shape == (len(SIGNAL_NAMES),)
+
+
+def test_detection_adds_little_time_when_the_vector_is_passed(vectors):
+    texts = REQUESTS + ORDINARY
+    intent.intent_detect(texts[0], vector=vectors[texts[0]])
+    started = time.perf_counter()
+    for _ in range(5):
+        for text in texts:
+            intent.intent_detect(text, vector=vectors[text])
+    assert (time.perf_counter() - started) / (5 * len(texts)) < 0.005
+
+
+def test_intent_train_corpus_is_reproducible():
+    raw = json.loads(intent.MODEL_PATH.read_text())
+    outputs = []
+    for _ in range(2):
+        out = io.StringIO()
+        call_command("intent_train", "--corpus-only", stdout=out)
+        outputs.append(out.getvalue())
+    assert outputs[0] == outputs[1]
+    assert f"corpus {raw['corpus']['hash']}:" in outputs[0]
+    assert f"nested validation corpus {raw['corpus']['nested_hash']}:" in outputs[0]
