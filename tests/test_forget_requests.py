@@ -6,18 +6,17 @@ import json
 import openai
 import pytest
 from asgiref.sync import sync_to_async
-from channels.testing import WebsocketCommunicator
 from django.test import override_settings
 
 from accounts.services import token_create
 from chat import services, turns
 from chat.models import Message
-from dellm_site.asgi import application
 from dellm_site.errors import ApplicationError
 from memory.facts import facts_extract
 from memory.models import Embedding, Fact, Node
 from provenance.forgetting import services as forget
 from tests.conftest import app_env, say, start_web
+from tests.test_websocket import connect
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -93,10 +92,7 @@ def test_an_unsure_message_over_rest_is_asked_about_then_answered(api, user):
 async def test_an_unsure_message_over_the_websocket(user):
     conversation = await sync_to_async(_statements)(user)
     before = await sync_to_async(_stored)(user)
-    communicator = WebsocketCommunicator(application, f"/ws/chat/{conversation.pk}/")
-    communicator.scope["user"] = user
-    connected, _ = await communicator.connect()
-    assert connected
+    communicator, _ = await connect(user, conversation.pk)
     text = "I'd rather you didn't know how much I earn."
     try:
         await communicator.send_to(text_data=json.dumps({"type": "message", "content": text}))
