@@ -11,17 +11,22 @@ django_asgi_app = get_asgi_application()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
+from channels.security.websocket import WebsocketDenier  # noqa: E402
 from django.conf import settings  # noqa: E402
+from django.urls import re_path  # noqa: E402
 
 from chat.routing import websocket_urlpatterns  # noqa: E402
 from dellm_site.middleware import ServedOriginValidator  # noqa: E402
 
 logger = logging.getLogger(__name__)
 
+# Any other websocket path is refused at the handshake (403), not answered with a server error.
+websocket_routes = [*websocket_urlpatterns, re_path(r"", WebsocketDenier.as_asgi())]
+
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
-        "websocket": ServedOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
+        "websocket": ServedOriginValidator(AuthMiddlewareStack(URLRouter(websocket_routes))),
     }
 )
 

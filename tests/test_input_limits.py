@@ -320,6 +320,15 @@ async def test_websocket_on_a_huge_conversation_id_is_not_found(user):
     await communicator.disconnect()
 
 
+@pytest.mark.parametrize("path", ["/ws/chat//", "/ws/chat/abc/", "/ws/no-such-socket/", "/"])
+async def test_unknown_websocket_paths_are_refused_not_crashed(user, path):
+    headers = await sync_to_async(session_headers)(user)
+    communicator = WebsocketCommunicator(application, path, headers=headers)
+    connected, _ = await communicator.connect(timeout=10)
+    await communicator.disconnect()
+    assert not connected
+
+
 # --- Websocket origins --------------------------------------------------------------------------
 
 
