@@ -55,7 +55,7 @@ def _text(content) -> str:
 def _optional(body: dict, name: str, kind: type, what: str):
     """``body[name]`` when it is absent, null or of ``kind``; any other type is refused with a 400."""
     value = body.get(name)
-    if value is not None and (not isinstance(value, kind) or (kind is not bool and isinstance(value, bool))):
+    if value is not None and not isinstance(value, kind):
         raise ApplicationError(f"{name} must be {what} when given.", code="invalid")
     if isinstance(value, str):
         text_check(value, field=name)
