@@ -18,6 +18,7 @@ from rest_framework.authtoken.models import Token
 
 from chat.models import Conversation, Message
 from dellm_site.errors import ApplicationError, NotFound
+from dellm_site.validation import id_value, text_check
 from memory.graph import context_ids
 from memory.models import Edge, Node
 from memory.selectors import memory_overview
@@ -120,7 +121,7 @@ def _forget_identifiers(user: AbstractUser) -> None:
 @transaction.atomic
 def token_create(*, user: AbstractUser, name: str) -> tuple[ApiToken, str]:
     """Create a named token; returns it and its key (the only time the key is available)."""
-    name = (name or "").strip()
+    name = text_check(name or "", field="name").strip()
     if not name:
         raise ApplicationError("Give the token a name, e.g. the client that will use it.", code="invalid")
     if len(name) > 100:
@@ -142,7 +143,7 @@ def token_revoke(*, user: AbstractUser, token_id: int | str | None) -> TokenEntr
         entry = TokenEntry.of_login(login, revoked_at=timezone.now())
         login.delete()
         return entry
-    token = ApiToken.objects.select_for_update().filter(owner=user, pk=token_id).first() if token_id.isdigit() else None
+    token = ApiToken.objects.select_for_update().filter(owner=user, pk=id_value(token_id)).first()
     if token is None:
         raise NotFound("Token not found.")
     if token.revoked_at is None:

@@ -10,6 +10,7 @@ import logging
 from channels.generic.websocket import WebsocketConsumer
 
 from dellm_site.errors import ApplicationError
+from dellm_site.validation import MAX_ID, id_value
 from provenance.forgetting.services import forget_confirm
 
 from . import selectors, turns
@@ -57,11 +58,12 @@ class ChatConsumer(WebsocketConsumer):
         if not isinstance(frame, dict):
             self.send_error("malformed_frame", "Frames must be JSON objects.")
             return
-        if frame.get("type") == "forget_confirm":
-            self.confirm_forget(frame)
-            return
-        if frame.get("type") == "forget_review":
-            self.review_forget(frame)
+        if frame.get("type") in ("forget_confirm", "forget_review"):
+            try:
+                (self.confirm_forget if frame["type"] == "forget_confirm" else self.review_forget)(frame)
+            except Exception:  # never leave the client waiting without a frame
+                logger.exception("forget frame failed")
+                self.send_error("server_error", "Something went wrong; please try again.")
             return
         if frame.get("type") != "message":
             kinds = "'message', 'forget_review' or 'forget_confirm'"
@@ -106,8 +108,8 @@ class ChatConsumer(WebsocketConsumer):
         """``{"type": "forget_confirm", "request_id", "keep"?, "add"?}`` -> ``{"type": "forget_done", "manifest"}``."""
         keep, add = frame.get("keep") or [], frame.get("add") or []
         for name, ids in (("keep", keep), ("add", add)):
-            if not isinstance(ids, list) or not all(isinstance(k, int) and not isinstance(k, bool) for k in ids):
-                self.send_error("invalid", f"{name} must be a list of item ids.")
+            if not isinstance(ids, list) or not all(isinstance(k, int) and id_value(k) is not None for k in ids):
+                self.send_error("invalid", f"{name} must be a list of item ids (integers from 1 to {MAX_ID}).")
                 return
         try:
             manifest = forget_confirm(user=self.user, request_id=frame.get("request_id"), keep=keep, add=add)

@@ -16,6 +16,7 @@ import uuid
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
 from django.http import JsonResponse, StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
@@ -24,7 +25,8 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.views import APIView
 
 from dellm_site.ai.llm import get_llm
-from dellm_site.errors import ApplicationError
+from dellm_site.errors import ApplicationError, json_error, too_large
+from dellm_site.validation import text_check
 from memory.selectors import node_contents
 
 from . import services, turns
@@ -37,12 +39,40 @@ def _error(status: int, message: str, type_: str = "invalid_request_error", code
 
 
 def _text(content) -> str:
-    """Message content as text: a string, or the text parts of a list of content parts."""
+    """Message content as text: a string, or the text parts of a list of content parts (others are skipped)."""
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "".join(p.get("text", "") for p in content if isinstance(p, dict) and p.get("type") == "text")
+        if not all(isinstance(p, dict) and isinstance(p.get("type"), str) for p in content):
+            raise ApplicationError("content parts must be objects with a string type.", code="invalid")
+        texts = [p.get("text") for p in content if p["type"] == "text"]
+        if not all(isinstance(t, str) for t in texts):
+            raise ApplicationError("the text of a text part must be a string.", code="invalid")
+        return "".join(texts)
     raise ApplicationError("message content must be a string or a list of text parts.", code="invalid")
+
+
+def _optional(body: dict, name: str, kind: type, what: str):
+    """``body[name]`` when it is absent, null or of ``kind``; any other type is refused with a 400."""
+    value = body.get(name)
+    if value is not None and not isinstance(value, kind):
+        raise ApplicationError(f"{name} must be {what} when given.", code="invalid")
+    if isinstance(value, str):
+        text_check(value, field=name)
+    return value
+
+
+def _messages(body: dict) -> list[dict]:
+    """The request's messages, each an object with a string role and string, list or null content."""
+    messages = body.get("messages")
+    if not isinstance(messages, list) or not messages:
+        raise ApplicationError("messages must be a non-empty list.", code="invalid")
+    for message in messages:
+        if not isinstance(message, dict) or not isinstance(message.get("role"), str):
+            raise ApplicationError("each message must be an object with a string role.", code="invalid")
+        if not isinstance(message.get("content"), str | list | None):
+            raise ApplicationError("message content must be a string or a list of text parts.", code="invalid")
+    return messages
 
 
 def _words(text: str) -> int:
@@ -104,6 +134,8 @@ class _OpenAIView(APIView):
         if isinstance(exc, ApplicationError):
             kind = "invalid_request_error" if exc.status < 500 else "api_error"
             return _error(exc.status, exc.detail, type_=kind, code=exc.code)
+        if isinstance(exc, RequestDataTooBig):
+            return json_error(self.request.path, too_large())
         if isinstance(exc, exceptions.ParseError):
             return _error(400, "The request body is not valid JSON.", code="parse_error")
         if isinstance(exc, exceptions.APIException):
@@ -142,31 +174,33 @@ class ChatCompletionsApi(_OpenAIView):
         body = request.data
         if not isinstance(body, dict):
             raise ApplicationError("The body must be a JSON object.", code="invalid")
-        messages = body.get("messages")
-        if not isinstance(messages, list) or not messages:
-            raise ApplicationError("messages must be a non-empty list.", code="invalid")
-        last_user = next((m for m in reversed(messages) if isinstance(m, dict) and m.get("role") == "user"), None)
+        messages = _messages(body)
+        last_user = next((m for m in reversed(messages) if m["role"] == "user"), None)
         if last_user is None:
             raise ApplicationError("messages must contain a user message (the new turn).", code="invalid")
-        content = _text(last_user.get("content"))
+        # Every field is checked before anything is stored: a refused request leaves no conversation behind.
+        content = turns.message_validate(content=_text(last_user.get("content")))
+        client_user = _optional(body, "user", str, "a string")
+        model = _optional(body, "model", str, "a string") or MODEL_ID
+        stream = _optional(body, "stream", bool, "true or false")
+        stream_options = _optional(body, "stream_options", dict, "an object") or {}
+        include_usage = _optional(stream_options, "include_usage", bool, "true or false")
+        extension = _optional(body, "dellm", dict, "an object") or {}
+        if extension.get("intent") not in (None, "answer"):
+            raise ApplicationError('dellm.intent must be "answer" when given.', code="invalid")
+        answer = extension.get("intent") == "answer"
         conversation = services.conversation_for_client(
             user=request.user,
             token=request.auth,
             conversation_id=request.headers.get("X-DeLLM-Conversation"),
-            client_user=body.get("user"),
+            client_user=client_user,
         )
-        model = str(body.get("model") or MODEL_ID)
         completion_id = f"chatcmpl-{uuid.uuid4().hex}"
         created = int(time.time())
-        extension = body.get("dellm") if isinstance(body.get("dellm"), dict) else {}
-        if extension.get("intent") not in (None, "answer"):
-            raise ApplicationError('dellm.intent must be "answer" when given.', code="invalid")
-        answer = extension.get("intent") == "answer"
         events = turns.message_post_stream(
             user=request.user, conversation_id=conversation.pk, content=content, answer=answer
         )
-        if body.get("stream"):
-            include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+        if stream:
             sse = self._sse(request, events, completion_id, created, model, content, conversation.pk, include_usage)
             response = StreamingHttpResponse(sse, content_type="text/event-stream")
             response["Cache-Control"] = "no-cache"

@@ -8,6 +8,7 @@ from django.db import transaction
 
 from dellm_site.errors import ApplicationError
 from dellm_site.types import AnyId
+from dellm_site.validation import text_check
 
 from .models import Conversation
 from .selectors import conversation_get
@@ -26,7 +27,7 @@ def conversation_title_from(content: str) -> str:
 @transaction.atomic
 def conversation_create(*, user: User, title: str = "") -> Conversation:
     """Start a new conversation for the user."""
-    title = (title or "").strip()
+    title = text_check(title or "", field="title").strip()
     if len(title) > 200:
         raise ApplicationError("The title is longer than 200 characters.", code="invalid")
     return Conversation.objects.create(owner=user, title=title)
@@ -41,7 +42,8 @@ def conversation_for_client(
     if conversation_id not in (None, ""):
         return conversation_get(user=user, conversation_id=conversation_id)
     if client_user not in (None, ""):
-        key, title = f"user:{str(client_user)[:180]}", f"API: {str(client_user)[:60]}"
+        client_user = text_check(client_user, field="user")
+        key, title = f"user:{client_user[:180]}", f"API: {client_user[:60]}"
     else:
         token_name = getattr(token, "name", None) or "login token"
         key, title = f"token:{getattr(token, 'pk', 'login')}", f"API: {token_name}"[:200]

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from django.core.exceptions import PermissionDenied
-from django.http import Http404
+from django.conf import settings
+from django.core.exceptions import PermissionDenied, RequestDataTooBig
+from django.http import Http404, JsonResponse
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
@@ -28,8 +29,30 @@ class NotFound(ApplicationError):
         super().__init__(what, code="not_found", status=404)
 
 
+def is_api_path(path: str) -> bool:
+    """Paths answered in JSON, errors included: the REST API and the OpenAI-compatible endpoint."""
+    return path.startswith(("/api/", "/v1/"))
+
+
+def json_error(path: str, error: ApplicationError) -> JsonResponse:
+    """``error`` in the shape the path's clients read: OpenAI's ``{"error": {...}}`` under /v1/, else ours."""
+    if path.startswith("/v1/"):
+        kind = "invalid_request_error" if error.status < 500 else "api_error"
+        body = {"error": {"message": error.detail, "type": kind, "param": None, "code": error.code}}
+        return JsonResponse(body, status=error.status)
+    return JsonResponse(error.as_dict(), status=error.status)
+
+
+def too_large() -> ApplicationError:
+    """The refusal of a request body over DATA_UPLOAD_MAX_MEMORY_SIZE (413)."""
+    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    return ApplicationError(f"The request body is larger than {limit} bytes.", code="too_large", status=413)
+
+
 def api_exception_handler(exc, context):
     """Every API error becomes ``{"code", "detail", ...}`` with a 4xx/5xx status, never a stack trace."""
+    if isinstance(exc, RequestDataTooBig):
+        exc = too_large()
     if isinstance(exc, ApplicationError):
         return Response(exc.as_dict(), status=exc.status)
     if isinstance(exc, Http404):

@@ -55,4 +55,6 @@ urlpatterns = [
     path("", include("chat.urls")),
 ]
 
+handler400 = "dellm_site.views.bad_request"
 handler404 = "dellm_site.views.not_found"
+handler500 = "dellm_site.views.server_error"

@@ -1,12 +1,17 @@
-"""Site-wide views: health and the JSON 404 for API paths."""
+"""Site-wide views: health, and the error pages (JSON on API and /v1 paths)."""
 
 from __future__ import annotations
 
 from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
 from django.db import connection
-from django.http import JsonResponse
+from django.http import HttpResponseServerError, JsonResponse
 from django.shortcuts import render
+from django.template import loader
+from django.views import defaults
 from django.views.decorators.http import require_GET
+
+from dellm_site.errors import ApplicationError, is_api_path, json_error, too_large
 
 
 def _probe(check) -> str:
@@ -50,6 +55,28 @@ def healthz(request):
 
 
 def not_found(request, exception=None):
-    if request.path.startswith("/api/"):
-        return JsonResponse({"code": "not_found", "detail": "Not found."}, status=404)
+    """404: JSON on API and /v1 paths, the site's page elsewhere."""
+    if is_api_path(request.path):
+        return json_error(request.path, ApplicationError("Not found.", code="not_found", status=404))
     return render(request, "404.html", status=404)
+
+
+def bad_request(request, exception=None):
+    """400 for requests Django refuses before any view (a bad Host, a form body over the size limit)."""
+    error = too_large() if isinstance(exception, RequestDataTooBig) else ApplicationError("Bad request.")
+    if is_api_path(request.path):
+        return json_error(request.path, error)
+    return defaults.bad_request(request, exception)
+
+
+def server_error(request):
+    """500 without a trace of the failure: JSON on API and /v1 paths, a plain page elsewhere. The page
+    needs no database or request context, since either may be what failed."""
+    if is_api_path(request.path):
+        detail = "Something went wrong on our side; please try again."
+        return json_error(request.path, ApplicationError(detail, code="server_error", status=500))
+    try:
+        page = loader.get_template("500.html").render()
+    except Exception:  # the template itself failed: a bare page still beats the server's default
+        page = "<!doctype html><title>Server error</title><h1>Something went wrong</h1>"
+    return HttpResponseServerError(page)

@@ -2,6 +2,8 @@
 
 from rest_framework import serializers
 
+from dellm_site.validation import MAX_DEPTH, IdField
+
 from .forgetting.matching import MODES
 
 # Deleting a whole account goes through the account's own endpoint, which asks for the password.
@@ -11,10 +13,10 @@ PUBLIC_MODES = tuple(mode for mode in MODES if mode != "account")
 class ForgetPreviewRequestSerializer(serializers.Serializer):
     mode = serializers.ChoiceField(choices=PUBLIC_MODES)
     query = serializers.CharField(required=False, allow_blank=True, trim_whitespace=True, default="")
-    message_ids = serializers.ListField(child=serializers.IntegerField(min_value=1), required=False, max_length=10000)
-    conversation_id = serializers.IntegerField(required=False, min_value=1)
+    message_ids = serializers.ListField(child=IdField(), required=False, max_length=10000)
+    conversation_id = IdField(required=False)
     threshold = serializers.FloatField(required=False, min_value=0.01, max_value=1.0)
-    depth = serializers.IntegerField(required=False, min_value=0, allow_null=True)
+    depth = serializers.IntegerField(required=False, min_value=0, max_value=MAX_DEPTH, allow_null=True)
 
 
 class MatchedSerializer(serializers.Serializer):
@@ -72,9 +74,9 @@ class PreviewSerializer(serializers.Serializer):
 
 
 class ConfirmSerializer(serializers.Serializer):
-    keep = serializers.ListField(child=serializers.IntegerField(min_value=1), required=False, default=list)
+    keep = serializers.ListField(child=IdField(), required=False, default=list)
     add = serializers.ListField(
-        child=serializers.IntegerField(min_value=1), required=False, default=list,
+        child=IdField(), required=False, default=list,
         help_text="Possibly related items (from the preview's `related`) to forget as well.",
     )
 

@@ -15,16 +15,19 @@ from memory.models import Edge
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
+# What a browser on the app's own page sends: its Host, and that page's origin.
+SAME_ORIGIN = [(b"host", b"127.0.0.1:8000"), (b"origin", b"http://127.0.0.1:8000")]
+
 
 def session_headers(user):
     client = Client()
     client.force_login(user)
     cookie = client.cookies[settings.SESSION_COOKIE_NAME].value
-    return [(b"cookie", f"{settings.SESSION_COOKIE_NAME}={cookie}".encode()), (b"origin", b"http://127.0.0.1")]
+    return [(b"cookie", f"{settings.SESSION_COOKIE_NAME}={cookie}".encode()), *SAME_ORIGIN]
 
 
 async def connect(user, conversation_id):
-    headers = await sync_to_async(session_headers)(user) if user else [(b"origin", b"http://127.0.0.1")]
+    headers = await sync_to_async(session_headers)(user) if user else SAME_ORIGIN
     communicator = WebsocketCommunicator(application, f"/ws/chat/{conversation_id}/", headers=headers)
     connected, _ = await communicator.connect(timeout=10)
     return communicator, connected

@@ -15,14 +15,21 @@ env = environ.Env()
 environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
 
 # --- Core -------------------------------------------------------------------------------
-DEBUG = env.bool("DJANGO_DEBUG", default=True)
+# Debug pages (tracebacks, URL lists) only when asked for with DJANGO_DEBUG=1; `make run` serves without them.
+DEBUG = env.bool("DJANGO_DEBUG", default=False)
 SECRET_KEY = env("SECRET_KEY", default="")
+if not SECRET_KEY and env("DELLM_SECRET_KEY_FILE", default=""):
+    # A key kept in a file: `make run` makes .data/secret_key; container secrets are files too.
+    try:
+        SECRET_KEY = Path(env("DELLM_SECRET_KEY_FILE")).read_text().strip()
+    except OSError as exc:
+        raise ImproperlyConfigured(f"DELLM_SECRET_KEY_FILE cannot be read: {exc}") from exc
 if not SECRET_KEY:
     if not DEBUG:
         raise ImproperlyConfigured(
-            "SECRET_KEY is not set. Production mode (DJANGO_DEBUG=0) needs a long random "
+            "SECRET_KEY is not set. Without DJANGO_DEBUG=1 (development only) DeLLM needs a long random "
             "SECRET_KEY environment variable, e.g. SECRET_KEY=$(python -c 'import secrets; "
-            "print(secrets.token_urlsafe(50))')."
+            "print(secrets.token_urlsafe(50))'). `make run` makes one and keeps it in .data/secret_key."
         )
     SECRET_KEY = "dev-only-insecure-key-do-not-use-in-production"
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "[::1]", "testserver"])
@@ -53,6 +60,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # Before anything that reads a request's body.
+    "dellm_site.middleware.RequestSizeLimit",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -223,6 +232,8 @@ DELLM_CONTEXT_TOP_K = env.int("DELLM_CONTEXT_TOP_K", default=5)
 DELLM_CONTEXT_MIN_SIMILARITY = env.float("DELLM_CONTEXT_MIN_SIMILARITY", default=0.25)
 # Longest accepted chat message, in characters; longer ones are refused with a 400 / error frame.
 DELLM_MAX_MESSAGE_CHARS = env.int("DELLM_MAX_MESSAGE_CHARS", default=8000)
+# Largest request body, in bytes; API and /v1 requests over it get a JSON 413 (Django's default: 2.5 MiB).
+DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("DELLM_MAX_BODY_BYTES", default=2_621_440)
 
 # --- DeLLM: derived memory (facts, summaries) -------------------------------------------
 DELLM_DERIVED_MEMORY = env.bool("DELLM_DERIVED_MEMORY", default=True)
@@ -241,6 +252,8 @@ DELLM_INTENT_ASK = float(env("DELLM_INTENT_ASK", default="")) if env("DELLM_INTE
 DELLM_FORGET_VERIFY_SIMILARITY = env.float("DELLM_FORGET_VERIFY_SIMILARITY", default=0.8)
 # Minutes a preview stays confirmable.
 DELLM_FORGET_PREVIEW_MINUTES = env.int("DELLM_FORGET_PREVIEW_MINUTES", default=15)
+# The web server finishes interrupted deletions in a background thread at start-up (`make run` turns it on).
+DELLM_FORGET_RESUME_AT_START = env.bool("DELLM_FORGET_RESUME_AT_START", default=False)
 # Key of the pseudonymous references in the audit log (defaults to a key derived from SECRET_KEY).
 DELLM_AUDIT_KEY = env("DELLM_AUDIT_KEY", default="")
 

@@ -3,10 +3,16 @@
 Processes the tests start (uvicorn, Celery workers) run on ``dellm_site.settings``.
 """
 
+import os
+
 from django.conf import global_settings
 
-from .base import *  # noqa: F403
-from .base import DATABASES, env
+# The suite and the servers it starts run in development mode (dev key, static files read from static/);
+# tests of production mode set DJANGO_DEBUG=0 for their own processes.
+os.environ.setdefault("DJANGO_DEBUG", "1")
+
+from .base import *  # noqa: E402, F403
+from .base import DATABASES, env  # noqa: E402
 
 # A test run's database; set DELLM_TEST_DB_NAME to run suites of several checkouts side by side.
 DATABASES["default"].setdefault("TEST", {})["NAME"] = env("DELLM_TEST_DB_NAME", default="test_dellm")

@@ -17,6 +17,7 @@ from django.utils import timezone
 from dellm_site.ai.embedding import get_embedder
 from dellm_site.errors import ApplicationError
 from dellm_site.types import RequestId
+from dellm_site.validation import MAX_DEPTH, text_check
 from memory.models import Embedding, Node, NodeKind
 
 from ..models import DeletionRequest, DeletionStatus
@@ -37,9 +38,7 @@ MAX_STORED_VECTORS = 200
 def _validate(*, mode, query, message_ids, threshold, depth, conversation_id) -> tuple[str, float | None]:
     if mode not in MODES:
         raise ApplicationError(f"mode must be one of {', '.join(MODES)}.", code="invalid")
-    query = (query or "").strip() if isinstance(query, str | type(None)) else None
-    if query is None:
-        raise ApplicationError("query must be a string.", code="invalid")
+    query = text_check("" if query is None else query, field="query").strip()
     if mode in TEXT_MODES:
         if not query:
             raise ApplicationError(f"mode {mode!r} needs a query saying what to forget.", code="invalid")
@@ -51,8 +50,8 @@ def _validate(*, mode, query, message_ids, threshold, depth, conversation_id) ->
         raise ApplicationError("mode 'conversation' needs conversation_id.", code="invalid")
     if threshold is not None and not (0.0 < float(threshold) <= 1.0):
         raise ApplicationError("threshold must be in (0, 1].", code="invalid")
-    if depth is not None and int(depth) < 0:
-        raise ApplicationError("depth must be 0 or more.", code="invalid")
+    if depth is not None and not 0 <= int(depth) <= MAX_DEPTH:
+        raise ApplicationError(f"depth must be from 0 to {MAX_DEPTH}.", code="invalid")
     return query, threshold
 
 
