@@ -14,7 +14,7 @@ pytestmark = pytest.mark.browser
 @pytest.fixture
 def unsure_app(transactional_db):
     """The app with a wide "ask" band, so a plain request to forget is asked about first."""
-    web, base = start_web(app_env(DELLM_INTENT_SURE="1.01", DELLM_INTENT_ASK="0.2"), "web-unsure.log")
+    web, base = start_web(app_env(DELLM_INTENT_SURE="1.01", DELLM_INTENT_ASK="0.5"), "web-unsure.log")
     yield base
     web.stop()
 

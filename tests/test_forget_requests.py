@@ -21,7 +21,7 @@ from tests.test_websocket import connect
 pytestmark = pytest.mark.django_db(transaction=True)
 
 # Every message that could be a request is asked about: the "unsure" band made wide on purpose.
-UNSURE = {"DELLM_INTENT_SURE": 1.01, "DELLM_INTENT_ASK": 0.2}
+UNSURE = {"DELLM_INTENT_SURE": 1.01, "DELLM_INTENT_ASK": 0.5}
 
 
 def _statements(user):
@@ -116,7 +116,7 @@ async def test_an_unsure_message_over_the_websocket(user):
 
 
 def test_the_openai_endpoint_asks_and_answers_on_request(user):
-    web, base = start_web(app_env(DELLM_INTENT_SURE="1.01", DELLM_INTENT_ASK="0.2"), "web-intent.log")
+    web, base = start_web(app_env(DELLM_INTENT_SURE="1.01", DELLM_INTENT_ASK="0.5"), "web-intent.log")
     try:
         _, key = token_create(user=user, name="client")
         client = openai.OpenAI(base_url=f"{base}/v1", api_key=key, max_retries=0, timeout=120)
