@@ -75,8 +75,9 @@ class Command(BaseCommand):
         if options["intents"]:
             from evaluation.intents.report import intents_report
 
-            folder = data_dir(options["data_dir"]) / "personas" / "personas_dev.jsonl"
-            report = intents_report(out=Path(options["out"]), personas=folder, log=self.stdout.write)
+            folder = data_dir(options["data_dir"])
+            report = intents_report(out=Path(options["out"]), personas=folder / "personas" / "personas_dev.jsonl",
+                                    tofu=folder / "tofu", log=self.stdout.write)
             return self.stdout.write(f"wrote {', '.join(report['files'])} in {report['wall_s']:.0f} s")
         if options["limit"] is not None and options["limit"] < 1:
             raise CommandError("--limit must be 1 or more.")
