@@ -30,6 +30,19 @@ FACTS = [
     "I used to work at {company}", "I grew up in {city}", "I spend {money} on {hobby}", "I was born in {city}",
     "my {relation} and I don't speak anymore", "I'm going through a divorce", "I have a criminal record",
 ]
+# Facts about other people, books and places, often long: what a user may also share, and want forgotten.
+THIRD_FACTS = [
+    "my friend {name} works as a {job} in {city}", "{name}'s novel \"{title}\" is set in {city}",
+    "the author {name} wrote \"{title}\" after years as a {job}", "{name} grew up in {city} and studied {subject}",
+    "{name}'s father was a {job}, which gave {name} a lifelong love of {hobby}",
+    "{name} is known for books such as \"{title}\" and \"{title}\"", "my {relation} {name} has {illness}",
+    "{name} won a prize for {subject} in {city} when she was {age}", "our neighbour {name} owes the bank {money}",
+    "\"{title}\" draws on {name}'s own childhood in {city}, where the family ran a small bakery",
+    "{name} teaches {subject} at a school in {city} and spends weekends {hobby}",
+    "my {relation}'s company, {company}, is about to lay off half its staff",
+    "{name}'s books explore {subject} through the eyes of a {job} who moves to {city}",
+    "the {job} who treated {name} in {city} said the results were {illness}",
+]
 # Personal information as a plain noun phrase.
 INFO = [
     "my address", "my home address", "my salary", "my phone number", "my email address", "my age", "my birthday",
@@ -79,15 +92,16 @@ def _fill_slots(text: str, rng: random.Random, split: str, bound: dict[str, str]
         if key == "I":
             return _fill_slots(expand(rng.choice(INFO), rng), rng, split, bound)
         if key == "C":
-            return _fill_slots(expand(rng.choice(FACTS), rng), rng, split, bound)
+            return fact(rng, split)
         return slot(rng, key, split)
 
     return _SLOT.sub(one, text)
 
 
 def fact(rng: random.Random, split: str) -> str:
-    """A fact the user might share, as a clause ("I live in Lisbon")."""
-    return _fill_slots(expand(rng.choice(FACTS), rng), rng, split, {})
+    """A fact the user might share, as a clause: about themselves ("I live in Lisbon") or someone else."""
+    pool = THIRD_FACTS if rng.random() < 0.3 else FACTS
+    return _fill_slots(expand(rng.choice(pool), rng), rng, split, {})
 
 
 def info(rng: random.Random, split: str) -> str:

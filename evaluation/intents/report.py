@@ -1,9 +1,10 @@
 """The saved deletion-request detector, measured: reports/intents.json and reports/intents.md.
 
 Sets: the corpus's held-out families (next to its training families, which the model was fitted on), the persona
-file (every ``forget_request`` a request; every statement, request and question not), and a hand-written set in a
-conversational style of its own (``handwritten.jsonl``). Each is scored by the product's own ``intent_detect``
-with the message's vector passed in, and by the rules-only fallback. Nothing here trains or tunes anything.
+file (every ``forget_request`` a request; every statement, request and question not), a hand-written set in a
+conversational style of its own (``handwritten.jsonl``), and the TOFU benchmark episode's messages. Each is scored
+by the product's own ``intent_detect`` with the message's vector passed in, and by the rules-only fallback.
+Nothing here trains or tunes anything.
 """
 
 from __future__ import annotations
@@ -58,6 +59,16 @@ def persona_items(path: Path) -> list[Item]:
         items += [Item(t, 0, "requests", "request") for t in row["requests"]]
         items += [Item(q["question"], 0, "qa", "question") for q in row["qa"]]
     return items
+
+
+def tofu_items(folder: Path) -> list[Item]:
+    """The TOFU benchmark episode's messages: its "Forget that <answer>" requests, and its statements and questions."""
+    from evaluation.datasets import DEFAULT_TOFU_RETAIN, tofu_load
+
+    episode = tofu_load(folder=folder, limit=None, retain=DEFAULT_TOFU_RETAIN).episodes[0]
+    items = [Item(f.request, 1, "forget_request", "forget_request", answer=f.answer) for f in episode.forgets]
+    items += [Item(t, 0, "statement", "statement") for t in dict.fromkeys(episode.statements)]
+    return items + [Item(t, 0, "question", "question") for t in dict.fromkeys(q.question for q in episode.questions)]
 
 
 def handwritten_items(path: Path = HANDWRITTEN) -> list[Item]:
@@ -162,7 +173,9 @@ def _timing(texts: list[str], vectors: dict[str, np.ndarray]) -> dict:
     }
 
 
-def intents_report(*, out: Path, personas: Path | None, log: Callable[[str], None] = lambda _: None) -> dict:
+def intents_report(
+    *, out: Path, personas: Path | None, tofu: Path | None = None, log: Callable[[str], None] = lambda _: None
+) -> dict:
     """Score the saved detector on every set and write ``out``/intents.json and ``out``/intents.md."""
     started = time.monotonic()
     model = intent_model()
@@ -176,6 +189,8 @@ def intents_report(*, out: Path, personas: Path | None, log: Callable[[str], Non
     }
     if personas is not None and personas.exists():
         sets["personas"] = persona_items(personas)
+    if tofu is not None and (tofu / "tofu_full.json").exists():
+        sets["tofu"] = tofu_items(tofu)
     texts = list(dict.fromkeys(i.text for items in sets.values() for i in items))
     log(f"embedding {len(texts)} distinct messages")
     vectors = dict(zip(texts, embed_texts(texts), strict=True))
@@ -252,25 +267,26 @@ def _markdown(report: dict) -> str:
         "",
         _HEADER,
     ]
-    for name in ("heldout", "train", "personas", "handwritten"):
+    for name in ("heldout", "train", "personas", "handwritten", "tofu"):
         if name in sets:
             lines.append(_row(name, sets[name]["overall"]))
     lines += ["", "Rules-only fallback (what runs with another embedder):", "", _HEADER]
-    for name in ("heldout", "train", "personas", "handwritten"):
+    for name in ("heldout", "train", "personas", "handwritten", "tofu"):
         if name in sets:
             lines.append(_row(name, sets[name]["rules_only"]))
     for name in ("heldout", "train"):
         lines += ["", f"## {name}: by kind", "", _HEADER]
         lines += [_row(kind, s) for kind, s in sets[name]["by_kind"].items()]
-    if "personas" in sets:
-        lines += ["", "## personas: by kind", "", _HEADER]
-        lines += [_row(kind, s) for kind, s in sets["personas"]["by_kind"].items()]
+    for name in ("personas", "tofu"):
+        if name in sets:
+            lines += ["", f"## {name}: by kind", "", _HEADER]
+            lines += [_row(kind, s) for kind, s in sets[name]["by_kind"].items()]
     lines += ["", "## held-out: worst families", "", "| family | error | requests | others | recall | false alarms |",
               "|---|---|---|---|---|---|"]
     for w in sets["heldout"].get("worst_families", []):
         lines.append(f"| {w['family']} | {_pct(w['error'])} | {w['positives']} | {w['negatives']} | "
                      f"{_pct(w['recall'])} | {_pct(w['false_alarms'])} |")
-    for name in ("heldout", "personas", "handwritten"):
+    for name in ("heldout", "personas", "handwritten", "tofu"):
         if name not in sets:
             continue
         errors = sets[name]["errors"]

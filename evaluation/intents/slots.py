@@ -70,6 +70,15 @@ _RAW: dict[str, list[str]] = {
         "home", "the office", "the gym", "my mum's place", "the train", "the cafe", "school", "the car",
         "the library", "work", "the restaurant", "my friend's flat",
     ],
+    "title": [
+        "The Quiet Harbour", "Salt and Cedar", "A Winter in Fez", "The Glass Orchard", "Night Trains", "Paper Lanterns",
+        "The Cartographer's Daughter", "The Amber Road", "Red Dust Road", "The Last Ferry", "Small Gods of Lagos",
+        "Under the Linden", "The Weaver's Debt", "Blue Hour", "Letters from Tangier", "The Clockmaker",
+    ],
+    "subject": [
+        "history", "cooking", "chemistry", "jazz", "architecture", "poetry", "philosophy", "astronomy", "football",
+        "medicine", "economics", "gardening", "sculpture", "climate science",
+    ],
     "age": [str(n) for n in range(19, 79, 2)],
     "money": [
         "42k", "$85,000", "£31,000", "60 grand", "€2,400 a month", "$120k", "95 thousand", "£18 an hour",

@@ -118,7 +118,11 @@ def _thresholds(head: _Head) -> tuple[float, float]:
 
 
 def intent_classify(text: str, embedding: np.ndarray | None) -> Intent:
-    """Score ``text`` with its ``embedding`` (the trained embedder's vector), or by the rule signals alone (None)."""
+    """Score ``text`` with its ``embedding`` (the trained embedder's vector), or by the rule signals alone (None).
+
+    "forget" when the probability reaches the sure threshold (its targets may be [] for "forget what I just said");
+    "ask" between the two thresholds, only when the message names something; "none" otherwise.
+    """
     if not (text or "").strip():
         return Intent(NONE, 0.0, [])
     model = intent_model()
@@ -131,7 +135,10 @@ def intent_classify(text: str, embedding: np.ndarray | None) -> Intent:
     confidence = 1.0 / (1.0 + math.exp(-(head.a * score + head.b)))
     sure, ask = _thresholds(head)
     outcome = FORGET if confidence >= sure else ASK if confidence >= ask else NONE
-    return Intent(outcome, round(confidence, 4), extract_targets(text) if outcome != NONE else [])
+    targets = extract_targets(text) if outcome != NONE else []
+    if outcome == ASK and not targets:  # unsure and naming nothing: there is nothing to ask the user about
+        outcome = NONE
+    return Intent(outcome, round(confidence, 4), targets)
 
 
 def intent_detect(text: str, *, vector=None) -> Intent:

@@ -103,8 +103,10 @@ DELETE_VERBS = IMPERATIVE_VERBS + (
 )
 _DEL = re.compile(rf"\b(?:{DELETE_VERBS})\b(?!-me-not)")
 _KEEP_VERBS = (r"remember(?:ing)?|keep(?:ing)?|stor(?:e|ing)|sav(?:e|ing)|retain(?:ing)?|hold(?:ing)? on ?to|"
-               r"hang(?:ing)? on ?to|log(?:ging)?|track(?:ing)?|hav(?:e|ing)|know(?:ing)?")
-_STOP = re.compile(rf"\b(?:stop|stopping|quit|quitting|don't|do not|no longer|never|cease|not) (?:{_KEEP_VERBS})\b")
+               r"hang(?:ing)? on ?to|log(?:ging)?")
+# "Stop knowing/having/tracking" asks; "I don't know", "we do not have" do not.
+_STOP = re.compile(rf"\b(?:stop|stopping|quit|quitting|cease|no longer) (?:{_KEEP_VERBS}|hav(?:e|ing)|know(?:ing)?|"
+                   rf"track(?:ing)?)\b|\b(?:don't|do not|never|(?:you|to) not) (?:{_KEEP_VERBS})\b")
 _LEAD = (r"(?:^|[,.;:!?-] *|\b(?:so|and|then|but|just|please|now|also|actually|ok|okay|hey|hi|right|alright|well|"
          r"look|kindly|wait|sorry|honestly|oh|um|thought|thing|request|mind)\b,? *)")
 _ASK = (r"(?:(?:can|could|would|will|won't) you|you to|is there (?:a|any) way (?:for you )?to|"
@@ -208,8 +210,9 @@ _NARRATIVE = re.compile(
     r"erased|wiped|purged|dropped|forgot|cleared|got rid|destroyed|asked me|wants me|told me)\b|"
     r"\bi (?:accidentally |finally |just )?(?:deleted|removed|erased|wiped|dropped|cleared|got rid|purged)\b|"
     r"\b(?:forgets|deletes|removes|erases|wipes|purges|clears|drops|keeps forgetting)\b|"
-    r"\b(?:is|was) about (?:erasing|deleting|forgetting)\b|\b(?:movie|film|book|novel|song|show|series|"
-    r"lyrics|trope)s?\b"
+    r"\b(?:is|was) about (?:erasing|deleting|forgetting)\b|\b(?:lyrics|tropes?)\b|"
+    # A work's plot ("that movie where they wipe memories"), not any mention of a book.
+    r"\b(?:movie|film|book|novel|song|show|series|episode)s? (?:where|about|in which|that|called)\b"
 )
 
 # "How could you forget my name?", "you keep forgetting that ...": a complaint about memory, not a request.

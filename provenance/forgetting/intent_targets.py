@@ -38,8 +38,9 @@ _BETWEEN = [re.compile(p, _I) for p in (
     r"\b(?:make sure|ensure|see to it that|check that)\s+(?P<t>(?!you\b|u\b|to\b|i\b).+?)\s+(?:is|are|gets?)\s+"
     r"(?:deleted|gone|wiped|erased|removed|forgotten)\b",
     # The target first, then what should become of it: "X shouldn't be in your memory", "X is not something to keep".
-    r"^(?:\W*\w+,\s*)?(?P<t>(?!(?:you|u|i|we|it|that|this|there|please|can|could|would|will)\b).+?)\s+"
-    r"(?:shouldn'?t|should not|should never|doesn'?t need to|does not need to|needn'?t|is not something|"
+    r"^(?:\W*\w+,\s*)?(?P<t>(?!(?:you|u|i|we|it|that|this|there|please|can|could|would|will)\b)[^.?!]+?)"
+    r"(?<!\bi)(?<!\byou)\s+(?:shouldn'?t|should not|should never|doesn'?t need to|does not need to|needn'?t|"
+    r"is not something|"
     r"is something you)\b",
     r"^(?:\W*\w+,\s*)?(?P<t>.+?)\s+(?:needs to|should|has to|have to|must|ought to)\s+(?:be\s+)?(?:deleted|go|gone|"
     r"erased|removed|wiped|forgotten|scrubbed|purged)\b",
@@ -69,6 +70,10 @@ _AFTER = [(re.compile(p, _I), rank) for p, rank in (
 )]
 
 _SENTENCE_END = re.compile(r"[.!?]+(?=\s|$)|\s+[-\u2013\u2014]+\s+|\.\.\.")
+_REMARK = re.compile(
+    r"^(?:that|it|this|these|those|i|you|u|please|pls|thanks|thank|seriously|ok|okay|lol|and|so|but|sorry|also|"
+    r"just|no|not|never|nobody|hey|wait|actually|can|could|would|will|do|don't)\b|\b(?:i|i'm|i've|i'd|me|my|you|"
+    r"your|please|thanks|forget|remember|delete|erase|private|personal|sensitive)\b|\?$", _I)
 _COMMA_TAIL = re.compile(
     rf",\s*(?:it'?s|it was|that'?s|that was|this is|i\b|i'm|i'd|because|since|as\b|cause|cuz|thanks|thank you|thx|"
     rf"please|pls|ok\b|okay|would you|will you|can you|could you|if you|when you|now\b|for real|seriously|just|"
@@ -117,8 +122,8 @@ _LEADS = [re.compile(p, _I) for p in (
 )]
 _HEAD = re.compile(
     r"^(?:my|his|her|their|our|the|that|this|those|these|where|what|how|when|why|whether|everything|anything|all|any|"
-    r"i|i'm|i've|i'd|i'll|i was|we|he|she|they|\"|')\b", _I)
-_COMMA_NOT_HEAD = re.compile(r"^(?:which|who|whom|whose|where he|so|but)\b", _I)
+    r"i|i'm|i've|i'd|i'll|i was|we|he|she|they)\b", _I)
+_COMMA_NOT_HEAD = re.compile(r"^(?:which|who|whom|whose|where (?!i\b)|so|but)\b", _I)
 _SEPARATOR = re.compile(r"(\s*,\s*(?:and\s+|&\s+|plus\s+)?|\s+(?:and|&|plus|as well as)\s+)", _I)
 # Words that explain a request rather than name its target ("I said too much", "that was private").
 _REASON = re.compile(r"^(?:that|it|this|it's|that's|there|can|could|would|will|please|i'?d|i would|i want|i need|"
@@ -136,9 +141,12 @@ def _clean(target: str) -> str:
     pronoun = re.match(r"(it|that|this|them|all of it)\s*[,;:\-\u2013\u2014]", target, _I)
     if pronoun:  # "scratch that, don't rember it": the pronoun is the whole target
         return pronoun.group(1)
-    cut = _SENTENCE_END.search(target)
-    if cut:
-        target = target[: cut.start()]
+    for cut in _SENTENCE_END.finditer(target):
+        # The fact may run on ("... Le Petit Sultan. These books reflect ..."); a reason or a remark ends it.
+        rest = target[cut.end():].strip()
+        if cut.group(0).strip() != "." or not rest or _REMARK.search(rest):
+            target = target[: cut.start()]
+            break
     cut = _COMMA_TAIL.search(target)
     if cut:
         target = target[: cut.start()]
@@ -180,7 +188,7 @@ def split_targets(target: str) -> list[str]:
 
 def _look_back(prefix: str) -> str | None:
     # "my salary? forget it": a noun phrase or fact before the request, never a reason ("that was private, so ...").
-    prefix = re.sub(r"[\s,:;?!.\-\u2013\u2014]*(?:(?:so|and|then|please|pls|just|ok|okay|can you|could you|"
+    prefix = re.sub(r"[\s,:;?!.\-\u2013\u2014]*(?:\b(?:so|and|then|please|pls|just|ok|okay|can you|could you|"
                     r"would you|wait|actually|no)\W*)*$", "", prefix, flags=_I)
     target = _clean(_INTERJECTION.sub("", _SENTENCE_END.split(prefix)[-1]))
     if not target or len(target.split()) > 16 or _REASON.search(target):

@@ -82,8 +82,9 @@ class Command(BaseCommand):
         """Load the selected datasets, run the benchmark and print each target's result (or, with
         --intents, evaluate how requests to forget are recognised and resolved)."""
         if options["intents"]:
-            personas = data_dir(options["data_dir"]) / "personas" / "personas_dev.jsonl"
-            report = intents_report(out=Path(options["out"]), personas=personas, log=self.stdout.write)
+            folder = data_dir(options["data_dir"])
+            report = intents_report(out=Path(options["out"]), personas=folder / "personas" / "personas_dev.jsonl",
+                                    tofu=folder / "tofu", log=self.stdout.write)
             self.stdout.write(f"wrote {', '.join(report['files'])} in {report['wall_s']:.0f} s")
             return
         if options["limit"] is not None and options["limit"] < 1:
