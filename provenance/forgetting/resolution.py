@@ -20,7 +20,9 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from django.contrib.postgres.search import SearchQuery, SearchVector
 from django.db import connection
+from django.db.models import QuerySet
 from pgvector.django import CosineDistance
 
 from dellm_site.ai.embedding import get_embedder
@@ -40,32 +42,9 @@ WORDS_LIFT = 0.5
 RELATED_LIMIT = 8
 CANDIDATES = 60
 
-_WORDS_SQL = """
-WITH q AS (SELECT replace(plainto_tsquery('english', %(text)s)::text, '&', '|') AS query)
-SELECT n.id, ts_rank_cd(to_tsvector('english', n.content), to_tsquery('english', q.query), 1)
-FROM memory_node n, q
-WHERE q.query <> '' AND n.owner_id = %(owner)s AND n.id = ANY(%(ids)s)
-  AND to_tsvector('english', n.content) @@ to_tsquery('english', q.query)
-"""
 
 _LEXEMES_SQL = """
 SELECT lexeme FROM unnest(to_tsvector('english', %(text)s))
-"""
-
-_DOC_FREQ_SQL = """
-SELECT l.lexeme, count(n.id)
-FROM unnest(%(lexemes)s::text[]) AS l(lexeme)
-LEFT JOIN memory_node n ON n.owner_id = %(owner)s AND n.id = ANY(%(ids)s)
-  AND to_tsvector('english', n.content) @@ to_tsquery('english', quote_literal(l.lexeme))
-GROUP BY l.lexeme
-"""
-
-_HAS_LEXEME_SQL = """
-SELECT n.id, array_agg(l.lexeme)
-FROM memory_node n, unnest(%(lexemes)s::text[]) AS l(lexeme)
-WHERE n.owner_id = %(owner)s AND n.id = ANY(%(ids)s)
-  AND to_tsvector('english', n.content) @@ to_tsquery('english', quote_literal(l.lexeme))
-GROUP BY n.id
 """
 
 
@@ -85,20 +64,18 @@ class Resolution:
     related: list[Candidate]
 
 
-def _statements(*, user) -> dict[int, tuple[str, str]]:
-    """The items a request can name: the user's own statements (messages that are not questions) and
-    active facts; {id: (kind, content)}."""
-    rows = (
+def _statements(*, user) -> QuerySet[Node]:
+    """The items a request can name: the user's own messages and active facts (questions are dropped
+    later, in Python, from the few candidates)."""
+    return (
         Node.objects.for_user(user).filter(retrievable=True, kind__in=[NodeKind.MESSAGE, NodeKind.FACT])
         .exclude(kind=NodeKind.MESSAGE, message__role="assistant")
-        .values_list("pk", "kind", "content")
     )
-    return {pk: (kind, content) for pk, kind, content in rows if kind == NodeKind.FACT or not is_question(content)}
 
 
-def _meaning(*, user, vector: list[float], ids: list[int]) -> dict[int, float]:
+def _meaning(*, user, vector: list[float], statements: QuerySet[Node]) -> dict[int, float]:
     rows = (
-        Embedding.objects.filter(owner=user, node_id__in=ids)
+        Embedding.objects.filter(owner=user, node__in=statements)
         .annotate(distance=CosineDistance("vector", vector))
         .order_by("distance")
         .values_list("node_id", "distance")[:CANDIDATES]
@@ -119,7 +96,12 @@ def specific_words(text: str) -> str:
     return " ".join([quoted, *(w for w in _SPECIFIC.findall(rest) if w not in ("I", "I'm", "I've", "I'd", "I'll"))])
 
 
-def _words(*, user, text: str, ids: list[int]) -> dict[int, float]:
+def _quoted(lexeme: str) -> str:
+    # One lexeme as a raw tsquery term (already normalised by to_tsvector, so no stemming again).
+    return "'" + lexeme.replace("'", "''") + "'"
+
+
+def _words(*, text: str, statements: QuerySet[Node]) -> dict[int, float]:
     """Share of the target's specific words (weighted by rarity in the user's store) each item holds."""
     text = specific_words(text)
     if not text.strip():
@@ -127,23 +109,29 @@ def _words(*, user, text: str, ids: list[int]) -> dict[int, float]:
     with connection.cursor() as cursor:
         cursor.execute(_LEXEMES_SQL, {"text": text})
         lexemes = [row[0] for row in cursor.fetchall()]
-        if not lexemes or not ids:
-            return {}
-        cursor.execute(_DOC_FREQ_SQL, {"lexemes": lexemes, "owner": user.pk, "ids": ids})
-        freq = dict(cursor.fetchall())
-        cursor.execute(_HAS_LEXEME_SQL, {"lexemes": lexemes, "owner": user.pk, "ids": ids})
-        holding = dict(cursor.fetchall())
-    total = len(ids)
+    if not lexemes:
+        return {}
+    searchable = statements.annotate(search=SearchVector("content", config="english"))
+    holding: dict[int, set[str]] = {}
+    freq: dict[str, int] = {}
+    for lexeme in lexemes:
+        found = list(
+            searchable.filter(search=SearchQuery(_quoted(lexeme), config="english", search_type="raw"))
+            .values_list("pk", flat=True)[: CANDIDATES * 4]
+        )
+        freq[lexeme] = len(found)
+        for pk in found:
+            holding.setdefault(pk, set()).add(lexeme)
+    total = statements.count()
     # A word found in every item says nothing about which item is meant.
     weight = {lex: math.log((total + 1) / (freq.get(lex, 0) + 0.5)) for lex in lexemes}
     whole = sum(weight.values()) or 1.0
-    return {pk: sum(weight[lex] for lex in set(found)) / whole for pk, found in holding.items()}
+    return {pk: sum(weight[lex] for lex in found) / whole for pk, found in holding.items()}
 
 
-def _score_target(*, user, target: str, vector: list[float], items: dict[int, tuple[str, str]]) -> list[Candidate]:
-    ids = list(items)
-    meaning = _meaning(user=user, vector=vector, ids=ids)
-    words = _words(user=user, text=target, ids=ids)
+def _score_target(*, user, target: str, vector: list[float], statements: QuerySet[Node]) -> list[Candidate]:
+    meaning = _meaning(user=user, vector=vector, statements=statements)
+    words = _words(text=target, statements=statements)
     out = []
     for pk in set(meaning) | set(words):
         m, w = meaning.get(pk, 0.0), min(1.0, words.get(pk, 0.0))
@@ -157,15 +145,21 @@ def _score_target(*, user, target: str, vector: list[float], items: dict[int, tu
 def resolve(*, user, targets: Iterable[str], vectors: list[list[float]] | None = None) -> Resolution:
     """Matched and possibly related items for the request's targets (each target resolved on its own)."""
     targets = [t for t in targets if t.strip()]
-    items = _statements(user=user)
-    if not targets or not items:
+    statements = _statements(user=user)
+    if not targets:
         return Resolution(matched=[], related=[])
     if vectors is None:
         vectors = [[float(x) for x in v] for v in get_embedder().embed(targets)]
     matched: dict[int, Candidate] = {}
     related: dict[int, Candidate] = {}
+    items: dict[int, tuple[str, str]] = {}
     for target, vector in zip(targets, vectors, strict=True):
-        ranked = _score_target(user=user, target=target, vector=vector, items=items)
+        ranked = _score_target(user=user, target=target, vector=vector, statements=statements)
+        kinds = dict(Node.objects.filter(pk__in=[c.id for c in ranked]).values_list("pk", "kind"))
+        texts = dict(Node.objects.filter(pk__in=[c.id for c in ranked]).values_list("pk", "content"))
+        # A question holds no statement of the user's: it is never what a request names.
+        ranked = [c for c in ranked if kinds.get(c.id) == NodeKind.FACT or not is_question(texts.get(c.id, ""))]
+        items.update({pk: (kinds[pk], texts[pk]) for pk in kinds})
         if not ranked:
             continue
         best, offered = ranked[0].score, 0
