@@ -127,7 +127,7 @@ def analysis(*, report: dict) -> str:
                 )
                 out.append(
                     f"  Items the request's matcher named that neither hold a forget answer nor derive from one "
-                    f"(semantic threshold {report['settings']['forget_semantic_threshold']}): {by}; e.g. {examples}."
+                    f"(resolution {report['settings'].get('forget_resolution')}): {by}; e.g. {examples}."
                 )
             control = report.get("controls", {}).get(name, {}).get(CONTROL)
             if control:
