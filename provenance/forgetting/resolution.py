@@ -36,6 +36,9 @@ from memory.models import Embedding, Node, NodeKind
 MATCH_RATIO = 0.9
 MATCH_MARGIN = 0.1
 MATCH_FLOOR = 0.28
+# A target written out as a whole sentence names one statement nearly word for word; the floor rises with
+# its length (up to the old fixed cutoff), so a sentence whose statement is gone matches nothing nearby.
+SENTENCE_FLOOR = 0.6
 RELATED_FLOOR = 0.2
 # How much holding every specific word of the target (a name, a number) closes the gap to a perfect score.
 WORDS_LIFT = 0.5
@@ -142,6 +145,13 @@ def _score_target(*, user, target: str, vector: list[float], statements: QuerySe
     return sorted(out, key=lambda c: (-c.score, c.id))
 
 
+def match_floor(target: str) -> float:
+    """The least score a match needs: low for a short description ("where I live"), up to
+    SENTENCE_FLOOR for a target of twenty words or more."""
+    words = len(target.split())
+    return min(SENTENCE_FLOOR, MATCH_FLOOR + 0.03 * max(0, words - 8))
+
+
 def resolve(*, user, targets: Iterable[str], vectors: list[list[float]] | None = None) -> Resolution:
     """Matched and possibly related items for the request's targets (each target resolved on its own)."""
     targets = [t for t in targets if t.strip()]
@@ -163,8 +173,9 @@ def resolve(*, user, targets: Iterable[str], vectors: list[list[float]] | None =
         if not ranked:
             continue
         best, offered = ranked[0].score, 0
+        floor = match_floor(target)
         for candidate in ranked:
-            if candidate.score >= max(MATCH_FLOOR, best * MATCH_RATIO, best - MATCH_MARGIN):
+            if candidate.score >= max(floor, best * MATCH_RATIO, best - MATCH_MARGIN):
                 if candidate.id not in matched or matched[candidate.id].score < candidate.score:
                     matched[candidate.id] = candidate
             elif candidate.score >= RELATED_FLOOR and offered < RELATED_LIMIT and candidate.id not in related:
