@@ -246,8 +246,13 @@ DELLM_CONTEXT_KINDS = env.list("DELLM_CONTEXT_KINDS", default=["message", "fact"
 # --- DeLLM: forgetting -----------------------------------------------------------------
 # Probabilities at or above which a chat message is taken for a request to forget (a preview) or asked
 # about; empty: the thresholds the recogniser was trained with.
-DELLM_INTENT_SURE = float(env("DELLM_INTENT_SURE", default="")) if env("DELLM_INTENT_SURE", default="") else None
-DELLM_INTENT_ASK = float(env("DELLM_INTENT_ASK", default="")) if env("DELLM_INTENT_ASK", default="") else None
+def _optional_float(name: str) -> float | None:
+    value = env(name, default="")
+    return float(value) if value else None
+
+
+DELLM_INTENT_SURE = _optional_float("DELLM_INTENT_SURE")
+DELLM_INTENT_ASK = _optional_float("DELLM_INTENT_ASK")
 # Similarity at or above which a surviving item counts as a residual hit in the verification scan.
 DELLM_FORGET_VERIFY_SIMILARITY = env.float("DELLM_FORGET_VERIFY_SIMILARITY", default=0.8)
 # Minutes a preview stays confirmable.

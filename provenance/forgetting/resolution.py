@@ -165,11 +165,13 @@ def resolve(*, user, targets: Iterable[str], vectors: list[list[float]] | None =
     items: dict[int, tuple[str, str]] = {}
     for target, vector in zip(targets, vectors, strict=True):
         ranked = _score_target(user=user, target=target, vector=vector, statements=statements)
-        kinds = dict(Node.objects.filter(pk__in=[c.id for c in ranked]).values_list("pk", "kind"))
-        texts = dict(Node.objects.filter(pk__in=[c.id for c in ranked]).values_list("pk", "content"))
+        rows = Node.objects.filter(pk__in=[c.id for c in ranked]).values_list("pk", "kind", "content")
+        items.update({pk: (kind, content) for pk, kind, content in rows})
         # A question holds no statement of the user's: it is never what a request names.
-        ranked = [c for c in ranked if kinds.get(c.id) == NodeKind.FACT or not is_question(texts.get(c.id, ""))]
-        items.update({pk: (kinds[pk], texts[pk]) for pk in kinds})
+        ranked = [
+            c for c in ranked
+            if c.id in items and (items[c.id][0] == NodeKind.FACT or not is_question(items[c.id][1]))
+        ]
         if not ranked:
             continue
         best, offered = ranked[0].score, 0
