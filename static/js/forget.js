@@ -202,6 +202,25 @@
     }
   }
 
+  // A checkbox that puts an item in one of the user's choices (keep a tainted item, add a related one).
+  function choiceBox(li, id, options) {
+    const label = el("label", options.labelClass || options.label);
+    const box = document.createElement("input");
+    box.type = "checkbox";
+    box.className = options.boxClass;
+    box.value = id;
+    box.checked = options.set.has(id);
+    box.setAttribute("aria-label", options.aria + id);
+    box.addEventListener("change", () => {
+      if (box.checked) options.set.add(id); else options.set.delete(id);
+      li.classList.toggle(options.itemClass, box.checked);
+      updateSummary();
+    });
+    li.classList.toggle(options.itemClass, box.checked);
+    label.append(box, " " + options.label);
+    return label;
+  }
+
   function itemNode(entry, kind) {
     const li = el("li", "forget-item " + kind);
     li.dataset.id = entry.id;
@@ -216,21 +235,8 @@
       head.append(" ", el("span", "reason", reason));
     } else {
       head.append(" ", el("span", "depth-tag", entry.depth === 1 ? "directly" : entry.depth + " steps away"));
-      const keep = el("label", "keep");
-      const box = document.createElement("input");
-      box.type = "checkbox";
-      box.className = "keep-box";
-      box.value = entry.id;
-      box.checked = state.keep.has(entry.id);
-      box.setAttribute("aria-label", "Keep #" + entry.id);
-      box.addEventListener("change", () => {
-        if (box.checked) state.keep.add(entry.id); else state.keep.delete(entry.id);
-        li.classList.toggle("kept", box.checked);
-        updateSummary();
-      });
-      li.classList.toggle("kept", box.checked);
-      keep.append(box, " keep");
-      head.append(" ", keep);
+      head.append(" ", choiceBox(li, entry.id, { set: state.keep, label: "keep", boxClass: "keep-box",
+        itemClass: "kept", aria: "Keep #" }));
     }
     li.appendChild(head);
     li.appendChild(el("div", "excerpt", entry.excerpt === null || entry.excerpt === undefined ? "(no longer stored)" : entry.excerpt));
@@ -253,20 +259,8 @@
     const link = el(entry.conversation ? "a" : "span", "item-id", "#" + entry.id);
     if (entry.conversation) link.href = "/c/" + entry.conversation + "/#m" + entry.id;
     head.append(" ", link, " ", el("span", "item-role", entry.role === "user" ? "You" : (entry.kind || "item")));
-    const label = el("label", "add");
-    const box = document.createElement("input");
-    box.type = "checkbox";
-    box.className = "add-box";
-    box.value = entry.id;
-    box.checked = state.add.has(entry.id);
-    box.setAttribute("aria-label", "Also forget #" + entry.id);
-    box.addEventListener("change", () => {
-      if (box.checked) state.add.add(entry.id); else state.add.delete(entry.id);
-      li.classList.toggle("added", box.checked);
-      updateSummary();
-    });
-    label.append(box, " also forget");
-    head.append(" ", label);
+    head.append(" ", choiceBox(li, entry.id, { set: state.add, label: "also forget", boxClass: "add-box",
+      itemClass: "added", aria: "Also forget #", labelClass: "add" }));
     li.appendChild(head);
     li.appendChild(el("div", "excerpt", entry.excerpt));
     li.appendChild(el("div", "explanation", "Not included: it " + entry.why + "."));
