@@ -25,6 +25,7 @@ from django.db import transaction
 from chat.models import Conversation, Message, Role
 from dellm_site.ai.embedding import get_embedder
 from dellm_site.ai.llm import get_llm
+from dellm_site.errors import ApplicationError
 from memory.graph import edges_record
 from memory.models import Embedding, Fact
 from provenance.forgetting.matching import resolved_matches
@@ -104,3 +105,39 @@ def resolution_evaluate(personas: list[dict]) -> dict:
                                        "others": sorted(persona["persona"][ids.index(o)] for o in others)})
             transaction.set_rollback(True)  # nothing of the check stays in the database
     return {"splits": {key: tally.as_dict() for key, tally in sorted(tallies.items())}, "misses": misses[:40]}
+
+
+def conversation_resolution_evaluate(rows: list[dict]) -> dict:
+    """Right-item and other-item rates for a set of users, each with ten statements and requests that name one.
+
+    The format of ``evaluation/intents/independent_*.jsonl``: ``{"type": "user", "user", "statements"}`` and
+    ``{"type": "request", "user", "target", "text"}`` (``target`` indexes the user's statements). A request whose
+    text names nothing readable counts as a miss.
+    """
+    users = {row["user"]: row["statements"] for row in rows if row["type"] == "user"}
+    requests = [row for row in rows if row["type"] == "request"]
+    tally, misses = Tally(), []
+    User = get_user_model()
+    with transaction.atomic():
+        ids = {}
+        for name, statements in users.items():
+            user = User.objects.create(username=f"resolution-{name}"[:150])
+            ids[name] = (user, _store(user, statements))
+        for row in requests:
+            user, stored = ids[row["user"]]
+            right = stored[row["target"]]
+            try:
+                matched, related = resolved_matches(user=user, targets=request_targets(row["text"]))
+            except ApplicationError:
+                matched, related = {}, []
+            others = (set(matched) & set(stored)) - {right}
+            tally.requests += 1
+            tally.right += right in matched
+            tally.other += bool(others)
+            tally.related_right += right in {r["id"] for r in related}
+            if right not in matched or others:
+                misses.append({"request": row["text"], "statement": users[row["user"]][row["target"]],
+                               "right_matched": right in matched,
+                               "others": sorted(users[row["user"]][stored.index(o)] for o in others)})
+        transaction.set_rollback(True)  # nothing of the check stays in the database
+    return {"all": tally.as_dict(), "misses": misses[:40]}

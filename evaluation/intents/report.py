@@ -23,11 +23,16 @@ import numpy as np
 from dellm_site.ai.embedding import get_embedder
 from provenance.forgetting.intent import MODEL_PATH, Intent, intent_classify, intent_detect, intent_model
 
-from ..resolution import resolution_evaluate
+from ..resolution import conversation_resolution_evaluate, resolution_evaluate
 from .corpus import corpus_generate, corpus_hash
 from .train import embed_texts
 
 HANDWRITTEN = Path(__file__).with_name("handwritten.jsonl")
+# Written apart from the templates and the rules, by different authors' briefs: users with ten statements,
+# requests naming one of them, ordinary messages. "a" may be looked at when changing the detector or the
+# resolver; "b" is only ever scored.
+INDEPENDENT = {"independent_a": Path(__file__).with_name("independent_a.jsonl"),
+               "independent_b": Path(__file__).with_name("independent_b.jsonl")}
 EXAMPLES = 8
 WORST = 10
 
@@ -81,6 +86,18 @@ def handwritten_items(path: Path = HANDWRITTEN) -> list[Item]:
             targets = tuple(row["targets"]) if row.get("targets") else None
             items.append(Item(row["text"], label, "handwritten", "request" if label else "ordinary", targets))
     return items
+
+
+def independent_rows(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def independent_items(rows: list[dict]) -> list[Item]:
+    """An independent set's requests and ordinary messages (the users' statements are ordinary messages too)."""
+    items = [Item(r["text"], 1, r.get("style", "request"), "request") for r in rows if r["type"] == "request"]
+    items += [Item(r["text"], 0, r.get("kind", "ordinary"), "ordinary") for r in rows if r["type"] == "ordinary"]
+    statements = [s for r in rows if r["type"] == "user" for s in r["statements"]]
+    return items + [Item(s, 0, "statement", "statement") for s in statements]
 
 
 def _score(items: list[Item], classify: Callable[[Item], Intent]) -> list[dict]:
@@ -186,6 +203,7 @@ def intents_report(
         "heldout": [Item(e.text, e.label, e.family, e.kind, e.targets or None) for e in examples if e.split == "test"],
         "train": [Item(e.text, e.label, e.family, e.kind, e.targets or None) for e in examples if e.split == "train"],
         "handwritten": handwritten_items(),
+        **{name: independent_items(independent_rows(path)) for name, path in INDEPENDENT.items()},
     }
     if personas is not None and personas.exists():
         sets["personas"] = persona_items(personas)
@@ -214,8 +232,11 @@ def intents_report(
         log("resolving each persona fact's deletion request in three phrasings")
         rows = [json.loads(line) for line in personas.read_text().splitlines() if line.strip()]
         resolution = resolution_evaluate(rows)
+    log("resolving the independent sets' requests")
+    independent = {name: conversation_resolution_evaluate(independent_rows(path)) for name, path in INDEPENDENT.items()}
     report = {
         "resolution": resolution,
+        "independent_resolution": independent,
         "model": {
             "embedder": model.embedder,
             "embedder_matches": matches,
@@ -246,6 +267,7 @@ def _row(name: str, s: dict) -> str:
             f"{_pct(s['targets_right'])} |")
 
 
+_SETS = ("heldout", "train", "personas", "handwritten", "independent_a", "independent_b", "tofu")
 _HEADER = ("| set | requests | others | recall (forget+ask) | sure (forget) | false alarms (forget) | ask, requests | "
            "ask, others | targets right |\n|---|---|---|---|---|---|---|---|---|")
 
@@ -267,17 +289,17 @@ def _markdown(report: dict) -> str:
         "",
         _HEADER,
     ]
-    for name in ("heldout", "train", "personas", "handwritten", "tofu"):
+    for name in _SETS:
         if name in sets:
             lines.append(_row(name, sets[name]["overall"]))
     lines += ["", "Rules-only fallback (what runs with another embedder):", "", _HEADER]
-    for name in ("heldout", "train", "personas", "handwritten", "tofu"):
+    for name in _SETS:
         if name in sets:
             lines.append(_row(name, sets[name]["rules_only"]))
     for name in ("heldout", "train"):
         lines += ["", f"## {name}: by kind", "", _HEADER]
         lines += [_row(kind, s) for kind, s in sets[name]["by_kind"].items()]
-    for name in ("personas", "tofu"):
+    for name in ("personas", "tofu", "independent_a", "independent_b"):
         if name in sets:
             lines += ["", f"## {name}: by kind", "", _HEADER]
             lines += [_row(kind, s) for kind, s in sets[name]["by_kind"].items()]
@@ -286,7 +308,7 @@ def _markdown(report: dict) -> str:
     for w in sets["heldout"].get("worst_families", []):
         lines.append(f"| {w['family']} | {_pct(w['error'])} | {w['positives']} | {w['negatives']} | "
                      f"{_pct(w['recall'])} | {_pct(w['false_alarms'])} |")
-    for name in ("heldout", "personas", "handwritten", "tofu"):
+    for name in ("heldout", "personas", "handwritten", "tofu", "independent_a"):
         if name not in sets:
             continue
         errors = sets[name]["errors"]
@@ -314,6 +336,21 @@ def _markdown(report: dict) -> str:
         if misses:
             lines += ["", "Misses (first 12):", ""]
             lines += [f"- {m['split']} {m['style']}: `{m['request']}` -> right matched: {m['right_matched']}; "
+                      f"others: {m['others']}" for m in misses]
+    if report.get("independent_resolution"):
+        lines += ["", "## Finding what a request names (independent sets)", "",
+                  "Each user's ten statements stored as the chat stores them; each request names one of them. "
+                  "`independent_a` may be looked at while changing the code; `independent_b` is only scored.", "",
+                  "| set | requests | right item | other item | right item only offered as related |",
+                  "|---|---|---|---|---|"]
+        for key, found in report["independent_resolution"].items():
+            s = found["all"]
+            lines.append(f"| {key} | {s['requests']} | {_pct(s['right_item_rate'])} | {_pct(s['other_item_rate'])} | "
+                         f"{s['right_offered_as_related']} |")
+        misses = report["independent_resolution"].get("independent_a", {}).get("misses", [])[:15]
+        if misses:
+            lines += ["", "independent_a misses (first 15):", ""]
+            lines += [f"- `{m['request']}` for `{m['statement']}` -> right matched: {m['right_matched']}; "
                       f"others: {m['others']}" for m in misses]
     t = report["timing"]
     lines += ["", "## Time per message", "",
