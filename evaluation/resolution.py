@@ -28,6 +28,7 @@ from dellm_site.ai.llm import get_llm
 from dellm_site.errors import ApplicationError
 from memory.graph import edges_record
 from memory.models import Embedding, Fact
+from provenance.forgetting.intent_targets import request_gist
 from provenance.forgetting.matching import resolved_matches
 from provenance.forgetting.services import request_targets
 
@@ -90,7 +91,9 @@ def resolution_evaluate(personas: list[dict]) -> dict:
                 if forgotten:
                     requests["verbatim"] = persona["forget_request"]
                 for style, request in requests.items():
-                    matched, related = resolved_matches(user=user, targets=request_targets(request))
+                    matched, related = resolved_matches(
+                        user=user, targets=request_targets(request), fallback=request_gist(request)
+                    )
                     right = ids[qa["fact_index"]]
                     others = (set(matched) & set(ids)) - {right} - restated
                     for key in (f"{split}/{style}", f"{split}/all"):
@@ -127,7 +130,9 @@ def conversation_resolution_evaluate(rows: list[dict]) -> dict:
             user, stored = ids[row["user"]]
             right = stored[row["target"]]
             try:
-                matched, related = resolved_matches(user=user, targets=request_targets(row["text"]))
+                matched, related = resolved_matches(
+                    user=user, targets=request_targets(row["text"]), fallback=request_gist(row["text"])
+                )
             except ApplicationError:
                 matched, related = {}, []
             others = (set(matched) & set(stored)) - {right}

@@ -219,3 +219,39 @@ def extract_targets(text: str) -> list[str]:
     start = min(c[1] for c in candidates)
     named = _look_back(raw[:start]) if start > 0 else None
     return split_targets(named) if named else [candidates[0][2]]
+
+
+# The words a request is made of rather than what it names: asking, deleting, keeping, memory, politeness.
+_FRAME_WORDS = set(
+    """
+    a an the and or but so then just please pls kindly now also actually ok okay hey hi hello dear thanks thank ty
+    cheers sorry well look wait um oh yes no not don't do does did doesn't didn't can could would will won't shall
+    should must may might you your yours yourself u ur it its it's this that these those them they there here
+    i i'm i've i'd i'll me my mine myself we us our is are was were be been being am have has had having get got
+    to of in on at for from with about by as into onto out off up down over again any anything everything
+    something all some every whatever whichever what which who whom when where how why if because since
+    mind able possible possibly chance way want wanted like need needs prefer rather wish hope ask asking
+    request think feel really very quite too much more told tell telling said say saying mentioned mention
+    shared share sharing wrote written typed gave give given earlier before previously ago last time once
+    forget forgetting forgotten forgot delete deleting deleted remove removing removed erase erasing erased wipe
+    wiping wiped purge purging purged scrub scrubbing scrubbed drop dropping dropped clear clearing cleared
+    discard expunge ditch scrap bin trash dump toss destroy obliterate shred redact eliminate nuke zap lose
+    strike scratch unlearn unremember reset rid retract take taking took gone go away keep keeping kept
+    store storing stored save saving saved retain retaining hold holding remember remembering know knowing
+    have record records memory memories mind head brain system database file files notes note logs list
+    track tracking info information detail details data stuff thing things bit part piece mention anymore
+    longer never ever again stop quit cease let sure make ensure pretend regret shouldn't wouldn't couldn't
+    isn't aren't wasn't thing bit yeah yep lol pls plz asap immediately right away completely entirely
+    permanently forever
+    """.split()
+)
+_GIST_WORD = re.compile(r"[\w'’.-]*\w", re.UNICODE)
+
+
+def request_gist(text: str) -> str:
+    """What a request is about once its asking, deleting and politeness words are gone: "the PIN I told you,
+    the one that's Bríd's birthday, would you get rid of it" -> "PIN one Bríd's birthday". Used when no target
+    can be read from the request's shape; "" when nothing is left."""
+    raw = respell((text or "")[:MAX_CHARS]).replace("’", "'")
+    words = [w for w in _GIST_WORD.findall(raw) if w.lower().strip(".") not in _FRAME_WORDS]
+    return " ".join(words)

@@ -56,12 +56,18 @@ def _keyword_matches(*, user, text: str) -> dict[int, Match]:
 
 
 def resolved_matches(
-    *, user, targets: list[str], vectors: list[list[float]] | None = None, threshold: float | None = None
+    *,
+    user,
+    targets: list[str],
+    vectors: list[list[float]] | None = None,
+    threshold: float | None = None,
+    fallback: str | None = None,
 ) -> tuple[dict[int, Match], list[dict]]:
     """M for a request in words (each target resolved against the user's statements and facts), and
     the possibly related items to offer unchecked. With an explicit ``threshold``, every stored item at
-    least that similar in meaning to a target is matched too."""
-    resolution = resolve(user=user, targets=targets, vectors=vectors)
+    least that similar in meaning to a target is matched too. ``fallback`` (the request's gist) is
+    resolved when the targets match nothing."""
+    resolution = resolve(user=user, targets=targets, vectors=vectors, fallback=fallback)
     matched = {c.id: Match(c.reason, c.score) for c in resolution.matched}
     if threshold is not None and vectors:
         for vector in vectors:

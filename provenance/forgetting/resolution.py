@@ -152,8 +152,24 @@ def match_floor(target: str) -> float:
     return min(SENTENCE_FLOOR, MATCH_FLOOR + 0.03 * max(0, words - 8))
 
 
-def resolve(*, user, targets: Iterable[str], vectors: list[list[float]] | None = None) -> Resolution:
-    """Matched and possibly related items for the request's targets (each target resolved on its own)."""
+def resolve(
+    *, user, targets: Iterable[str], vectors: list[list[float]] | None = None, fallback: str | None = None
+) -> Resolution:
+    """Matched and possibly related items for the request's targets (each target resolved on its own).
+
+    When the targets match nothing, ``fallback`` (the whole request's gist) is resolved instead, and what the
+    targets only found as possibly related is still offered."""
+    found = _resolve(user=user, targets=targets, vectors=vectors)
+    targets = [t.strip().lower() for t in targets]
+    if found.matched or not fallback or not fallback.strip() or fallback.strip().lower() in targets:
+        return found
+    again = _resolve(user=user, targets=[fallback])
+    matched = {c.id for c in again.matched}
+    related = {c.id: c for c in [*again.related, *found.related] if c.id not in matched}
+    return Resolution(matched=again.matched, related=sorted(related.values(), key=lambda c: (-c.score, c.id)))
+
+
+def _resolve(*, user, targets: Iterable[str], vectors: list[list[float]] | None = None) -> Resolution:
     targets = [t for t in targets if t.strip()]
     statements = _statements(user=user)
     if not targets:

@@ -25,6 +25,7 @@ from ..selectors import deletion_request_get
 from .audit import audit_open
 from .execution import execute
 from .intent import forget_request_target, is_vague
+from .intent_targets import request_gist
 from .matching import MODES, TEXT_MODES, VECTOR_MODES, Match, match, resolved_matches
 from .planning import closure, plan, plan_ids
 from .verification import verify
@@ -82,9 +83,15 @@ def request_targets(text: str) -> list[str]:
     """What a request in words names, one entry per target; a request that names nothing is refused."""
     found = forget_request_target(text)
     targets = [t.strip() for t in (found if found is not None else text).split("; ") if t.strip()]
-    if not targets or all(is_vague(t) for t in targets):
+    named = [t for t in targets if not is_vague(t)]
+    if named:
+        return named
+    # No target where requests usually put one ("the Mathis thing is embarrassing, don't keep it"): what the
+    # message is about once its asking and deleting words are gone.
+    gist = request_gist(text)
+    if is_vague(gist) or not gist:
         raise ApplicationError("Say what to forget, e.g. 'forget that I live in Lisbon'.", code="vague_request")
-    return [t for t in targets if not is_vague(t)]
+    return [gist]
 
 
 def forget_cancel(*, user: User, request_id: RequestId) -> None:
@@ -120,7 +127,10 @@ def forget_preview(
     if mode in VECTOR_MODES:
         targets = request_targets(query) if mode == "natural" else [query]
         vectors = [[float(x) for x in v] for v in get_embedder().embed(targets)]
-        matched, related = resolved_matches(user=user, targets=targets, vectors=vectors, threshold=threshold)
+        fallback = request_gist(query) if mode == "natural" else None
+        matched, related = resolved_matches(
+            user=user, targets=targets, vectors=vectors, threshold=threshold, fallback=fallback
+        )
         query = "; ".join(targets)
     else:
         matched = match(
