@@ -72,10 +72,17 @@ def _working_set(*, mode: str, query: str, matched: dict[int, Match], vectors: l
     return {"terms": terms, "vectors": stored + list(vectors)}
 
 
+def _plan_without_words(plan: dict) -> dict:
+    """The plan once the preview is over: possibly related items keep their ids and scores, not the
+    request's words they were offered for."""
+    return {**plan, "related": [{"id": e["id"], "score": e.get("score")} for e in plan.get("related", [])]}
+
+
 def _expire(request: DeletionRequest) -> None:
     request.status = DeletionStatus.EXPIRED
     request.working = {}
-    request.save(update_fields=["status", "working"])
+    request.plan = _plan_without_words(request.plan)
+    request.save(update_fields=["status", "working", "plan"])
 
 
 def request_targets(text: str) -> list[str]:
@@ -108,9 +115,10 @@ def forget_preview(
 ) -> DeletionRequest:
     """Plan a deletion and store it as a preview. Nothing is deleted."""
     # The user's stale previews lose their working text now rather than at the next start-up.
-    DeletionRequest.objects.filter(owner=user, status=DeletionStatus.PREVIEWED, expires_at__lte=timezone.now()).update(
-        status=DeletionStatus.EXPIRED, working={}
-    )
+    for stale in DeletionRequest.objects.filter(
+        owner=user, status=DeletionStatus.PREVIEWED, expires_at__lte=timezone.now()
+    ):
+        _expire(stale)
     query, threshold = _validate(
         mode=mode, query=query, message_ids=message_ids, threshold=threshold, depth=depth,
         conversation_id=conversation_id,
@@ -177,6 +185,7 @@ def forget_confirm(
                     f"keep lists items that are not in this preview: {sorted(unknown)}.", code="invalid"
                 )
             request.kept = sorted(set(keep))
+            request.plan = _plan_without_words(request.plan)
             request.target_ids = sorted(closure(user=user, request=request))
             request.status = DeletionStatus.EXECUTING
             request.confirmed_at = timezone.now()
