@@ -107,6 +107,12 @@ def execute(request_pk: RequestId) -> None:
         scope_id = request.plan.get("conversation")
         scope = ("conversation", scope_id) if request.mode == "conversation" and scope_id else None
         counts = erasure_run(user=user, node_ids=ids, scope=scope, wipe=lambda: _wipe(ids=ids))
+        # The user's other previews were planned before this wipe: their ids may be gone and their words
+        # may be what is forgotten, so they end now (asked again, they are planned afresh).
+        for stale in DeletionRequest.objects.select_for_update().filter(
+            owner=user, status=DeletionStatus.PREVIEWED
+        ).exclude(pk=request.pk):
+            stale.expire()
         request.target_ids = sorted(ids)
         request.status = DeletionStatus.VERIFYING
         request.manifest = Manifest(

@@ -72,19 +72,6 @@ def _working_set(*, mode: str, query: str, matched: dict[int, Match], vectors: l
     return {"terms": terms, "vectors": stored + list(vectors)}
 
 
-def _plan_without_words(plan: dict) -> dict:
-    """The plan once the preview is over: possibly related items keep their ids and scores, not the
-    request's words they were offered for."""
-    return {**plan, "related": [{"id": e["id"], "score": e.get("score")} for e in plan.get("related", [])]}
-
-
-def _expire(request: DeletionRequest) -> None:
-    request.status = DeletionStatus.EXPIRED
-    request.working = {}
-    request.plan = _plan_without_words(request.plan)
-    request.save(update_fields=["status", "working", "plan"])
-
-
 def request_targets(text: str) -> list[str]:
     """What a request in words names, one entry per target; a request that names nothing is refused."""
     found = forget_request_target(text)
@@ -99,7 +86,7 @@ def forget_cancel(*, user: User, request_id: RequestId) -> None:
     with transaction.atomic():
         request = deletion_request_get(user=user, request_id=request_id, lock=True)
         if request.status == DeletionStatus.PREVIEWED:
-            _expire(request)
+            request.expire()
 
 
 @transaction.atomic
@@ -118,7 +105,7 @@ def forget_preview(
     for stale in DeletionRequest.objects.filter(
         owner=user, status=DeletionStatus.PREVIEWED, expires_at__lte=timezone.now()
     ):
-        _expire(stale)
+        stale.expire()
     query, threshold = _validate(
         mode=mode, query=query, message_ids=message_ids, threshold=threshold, depth=depth,
         conversation_id=conversation_id,
@@ -166,7 +153,7 @@ def forget_confirm(
         if request.status == DeletionStatus.EXPIRED or (
             request.status == DeletionStatus.PREVIEWED and request.expires_at <= timezone.now()
         ):
-            _expire(request)  # committed: the preview's working text goes now
+            request.expire()  # committed: the preview's working text goes now
             expired = True
         elif request.status == DeletionStatus.PREVIEWED:
             add = sorted({int(k) for k in (add or [])})
@@ -185,7 +172,7 @@ def forget_confirm(
                     f"keep lists items that are not in this preview: {sorted(unknown)}.", code="invalid"
                 )
             request.kept = sorted(set(keep))
-            request.plan = _plan_without_words(request.plan)
+            request.plan_drop_words()
             request.target_ids = sorted(closure(user=user, request=request))
             request.status = DeletionStatus.EXECUTING
             request.confirmed_at = timezone.now()
@@ -213,6 +200,6 @@ def forget_resume() -> dict:
         resumed.append(str(request_pk))
     expired = 0
     for request in DeletionRequest.objects.filter(status=DeletionStatus.PREVIEWED, expires_at__lte=timezone.now()):
-        _expire(request)
+        request.expire()
         expired += 1
     return {"resumed": resumed, "expired": expired}

@@ -13,6 +13,7 @@ from django.db.models import Q
 from django.utils import timezone
 from pgvector.django import CosineDistance
 
+from dellm_site.ai.text import is_question
 from dellm_site.errors import ApplicationError
 from dellm_site.types import RequestId
 from memory.models import Edge, Embedding, Node
@@ -30,7 +31,7 @@ CHECKED_STORES = ["messages", "embeddings", "edges", "summaries", "facts", "conv
 METHOD = (
     "keyword: Postgres full-text and case-insensitive substring search of every surviving item and "
     "conversation title for the request's words (or the matched texts); semantic: cosine similarity "
-    ">= {similarity} of every surviving embedding to the matched items; "
+    ">= {similarity} of every surviving embedding (but a question's) to the matched items; "
     "plus: no deleted id left in the items or the edge table. Kept items are not scanned. "
     "Possible residue (reported apart, not counted as hits): surviving items holding a number or a name of the "
     "deleted text, or two words of it that are rare in your store, or within cosine similarity {residue} of it."
@@ -70,6 +71,9 @@ def verification_scan(
             .filter(distance__lte=limit)
             .values_list("node_id", flat=True)
         )
+    # A question holds no statement of the user's: near in meaning, it is possible residue, not a hit.
+    near = Node.objects.filter(pk__in=semantic).values_list("pk", "content")
+    semantic -= {pk for pk, text in near if is_question(text)}
     titles = residue_count(user=user, terms=[t.strip() for t in terms if t.strip()]) if only is None else 0
     return {
         "keyword_hits": sorted(hits),
