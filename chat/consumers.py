@@ -12,6 +12,7 @@ from channels.generic.websocket import WebsocketConsumer
 from dellm_site.errors import ApplicationError
 from dellm_site.validation import MAX_ID, id_value
 from provenance.forgetting.services import forget_confirm
+from provenance.selectors import manifest_data
 
 from . import selectors, turns
 from .serializers import messages_serialize
@@ -116,4 +117,4 @@ class ChatConsumer(WebsocketConsumer):
         except ApplicationError as exc:
             self.send_error(exc.code, exc.detail)
             return
-        self.send_json({"type": "forget_done", "manifest": manifest})
+        self.send_json({"type": "forget_done", "manifest": manifest_data(user=self.user, manifest=manifest)})

@@ -4,10 +4,13 @@
 - Before a wipe, note which conversations were titled after a deleted message; after it, such a
   conversation takes the title of its first surviving user message, and a forgotten conversation
   (scope) is removed itself.
-- Verification counts conversation titles that still hold the deleted words.
+- Verification counts conversation titles that still hold the deleted words, and names those whose title
+  holds a distinctive token of them (possible residue).
 """
 
 from __future__ import annotations
+
+from django.contrib.postgres.search import SearchQuery, SearchVector
 
 from .models import Conversation, Message, Role
 from .selectors import conversation_get
@@ -49,3 +52,13 @@ def on_residue_scan(sender, *, user, terms, **kwargs) -> int:
     """How many of the user's conversation titles still hold one of ``terms``."""
     conversations = Conversation.objects.for_user(user)
     return sum(conversations.filter(title__icontains=term).count() for term in terms)
+
+
+def on_residue_titles_scan(sender, *, user, query, **kwargs) -> list[int]:
+    """The user's conversations whose title matches ``query`` (a raw tsquery of distinctive lexemes)."""
+    return list(
+        Conversation.objects.for_user(user)
+        .annotate(search=SearchVector("title", config="english"))
+        .filter(search=SearchQuery(query, config="english", search_type="raw"))
+        .values_list("pk", flat=True)
+    )

@@ -33,7 +33,8 @@ class ForgetConfirmApi(APIView):
     def post(self, request, request_id):
         data = ConfirmSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        return Response(services.forget_confirm(user=request.user, request_id=request_id, **data.validated_data))
+        manifest = services.forget_confirm(user=request.user, request_id=request_id, **data.validated_data)
+        return Response(selectors.manifest_data(user=request.user, manifest=manifest))
 
 
 class ForgetListApi(APIView):
@@ -47,7 +48,7 @@ class ForgetDetailApi(APIView):
     def get(self, request, request_id):
         deletion = selectors.deletion_request_get(user=request.user, request_id=request_id)
         if deletion.status == DeletionStatus.COMPLETED:
-            return Response(deletion.manifest)
+            return Response(selectors.manifest_data(user=request.user, manifest=deletion.manifest))
         return Response(selectors.preview_data(request=deletion))
 
 

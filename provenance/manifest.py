@@ -54,11 +54,20 @@ class RebuiltRecord:
 
 @dataclass
 class Verification:
+    """What the scan after the wipe found. ``residual_hits``: items holding the deleted words, or nearly
+    the same meaning. ``possible_residue``: items that share only a distinctive part of it (a number, a
+    name, rare words) or come close in meaning, each ``{id, kind, conversation, why, spans, similarity?}``
+    (``spans``: where in that item the tokens are; the tokens themselves are not stored), with
+    ``possible_residue_titles`` (conversations whose title does) and ``possible_residue_more`` (not listed)."""
+
     checked_stores: list[str] = field(default_factory=list)
     residual_hits: int = 0
     residual_ids: list[int] = field(default_factory=list)
     method: str = ""
     rebuilt_residual_hits: int | None = None
+    possible_residue: list[dict] = field(default_factory=list)
+    possible_residue_titles: list[int] = field(default_factory=list)
+    possible_residue_more: int | None = None
 
     @classmethod
     def from_dict(cls, data: dict | None) -> Verification | None:

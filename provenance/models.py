@@ -48,6 +48,19 @@ class DeletionRequest(models.Model):
     def __str__(self) -> str:
         return f"forget {self.pk} ({self.status})"
 
+    def plan_drop_words(self) -> None:
+        """Once the preview is over, possibly related items keep their ids and scores, not the request's
+        words they were offered for (not saved here)."""
+        related = [{"id": e["id"], "score": e.get("score")} for e in self.plan.get("related", [])]
+        self.plan = {**self.plan, "related": related}
+
+    def expire(self) -> None:
+        """End a preview: it can no longer be confirmed, and its working text and words go now."""
+        self.status = DeletionStatus.EXPIRED
+        self.working = {}
+        self.plan_drop_words()
+        self.save(update_fields=["status", "working", "plan"])
+
 
 class AuditRecord(models.Model):
     """What an auditor may see of a deletion: that and when it happened, by whom (a keyed pseudonym, never

@@ -19,6 +19,7 @@ from django.db.models import QuerySet
 
 from dellm_site.errors import NotFound
 from dellm_site.types import RequestId
+from memory.models import Node
 from memory.selectors import node_summaries
 
 from .models import DeletionRequest, DeletionStatus
@@ -140,3 +141,31 @@ def preview_data(*, request: DeletionRequest) -> dict:
         # Offered, unchecked: items that may hold the same information (only those still stored).
         "related": [with_item(e) for e in plan.get("related", []) if str(e["id"]) in items],
     }
+
+
+def nodes_owned(*, user: User, node_ids: Iterable[int]) -> list[int]:
+    """Which of ``node_ids`` are still stored and the user's."""
+    return list(Node.objects.for_user(user).filter(pk__in=list(node_ids)).values_list("pk", flat=True))
+
+
+def manifest_data(*, user: User, manifest: dict) -> dict:
+    """A manifest as the API and the Forget panel show it: each possible residue still stored gets its
+    excerpt and the tokens at its spans, read from the item itself (the manifest stores neither)."""
+    verification = manifest.get("verification") or {}
+    residue = verification.get("possible_residue") or []
+    if not residue:
+        return manifest
+    ids = [e["id"] for e in residue]
+    contents = dict(Node.objects.for_user(user).filter(pk__in=ids).values_list("pk", "content"))
+    summaries = node_summaries(user=user, node_ids=ids)
+    shown = []
+    for entry in residue:
+        text = contents.get(entry["id"])  # None: forgotten since, listed by id only
+        shown.append(
+            {
+                **entry,
+                "excerpt": summaries[str(entry["id"])]["excerpt"] if text is not None else None,
+                "tokens": list(dict.fromkeys(text[a:b] for a, b in entry.get("spans", []))) if text is not None else [],
+            }
+        )
+    return {**manifest, "verification": {**verification, "possible_residue": shown}}

@@ -91,7 +91,13 @@ class ManifestSerializer(serializers.Serializer):
     kept = serializers.ListField(child=serializers.IntegerField())
     deleted = serializers.DictField(child=serializers.IntegerField())
     rebuilt = serializers.ListField(child=serializers.DictField())
-    verification = serializers.DictField()
+    verification = serializers.DictField(
+        help_text="checked_stores, residual_hits, residual_ids, method; possible_residue: surviving items that share "
+        "a distinctive part of the deleted text (a number, a name, rare words) or come close in meaning, each "
+        "{id, kind, conversation, why: [..], spans: [[start, end]], similarity?, excerpt, tokens} (excerpt and tokens "
+        "are read from the item when shown, never stored); possible_residue_titles: conversation ids; "
+        "possible_residue_more: how many more were found than listed.",
+    )
     timings = serializers.DictField()
 
 

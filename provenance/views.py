@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import uuid
 
+from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.http import Http404
@@ -68,6 +69,8 @@ def _row(request: DeletionRequest) -> dict:
         "counts": [(store, deleted.get(store, 0)) for store in STORES] if deleted else [],
         "deleted_total": sum(deleted.get(store, 0) for store in ("messages", "summaries", "facts")),
         "residual_hits": verification.get("residual_hits"),
+        "possible_residue": len(verification.get("possible_residue") or [])
+        + (verification.get("possible_residue_more") or 0),
         "relaxation": _relaxation(request),
         "planned_matched": len(plan.get("matched", [])),
         "planned_tainted": len(plan.get("tainted", [])),
@@ -108,6 +111,9 @@ def history_detail(request, request_id):
     if found is None:
         raise Http404("No such deletion.")
     manifest = found.manifest if found.status == DeletionStatus.COMPLETED else {}
+    residue = (manifest.get("verification") or {}).get("possible_residue") or []
+    # Offered as a follow-up deletion: the residue items that are still stored.
+    still_there = set(selectors.nodes_owned(user=request.user, node_ids=[e["id"] for e in residue]))
     return render(
         request,
         "provenance/history_detail.html",
@@ -119,5 +125,8 @@ def history_detail(request, request_id):
             "rebuilt": _rebuilt(manifest),
             "deleted_ids": manifest.get("deleted_ids") or list(found.target_ids),
             "matched_ids": manifest.get("matched") or [e["id"] for e in (found.plan or {}).get("matched", [])],
+            "residue": [{**e, "stored": e["id"] in still_there} for e in residue],
+            "residue_ids": sorted(still_there),
+            "max_chars": settings.DELLM_MAX_MESSAGE_CHARS,
         },
     )

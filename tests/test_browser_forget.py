@@ -185,3 +185,44 @@ def test_forget_search_message_action_and_delete_conversation(live_app, chromium
         expect(page.locator("tr.history-row.completed")).to_have_count(2)
         expect(page.locator("body")).not_to_contain_text("cat is called")
         assert not seen["errors"], f"uncaught errors in the page: {seen['errors']}"
+
+
+def test_possible_residue_is_offered_as_a_follow_up(live_app, chromium):
+    from playwright.sync_api import expect
+
+    base = live_app
+    with tb.browser_page(chromium) as (page, seen), tb.artifacts_on_failure(page, seen, "test_browser_residue"):
+        tb.sign_up(page, base, "residual")
+        first_url = tb.new_conversation(page, base)
+        tb.say(page, "My locker code is 4826 at Brindlemoor gym.", 1, timeout=tb.FIRST_REPLY_TIMEOUT_MS)
+        tb.new_conversation(page, base, previous_url=first_url)
+        note = tb.say(page, "Note to self: 4826 is the number.", 1)
+        note_id = note.get_attribute("data-id")
+
+        tb.send(page, "Forget that my locker code is 4826 at Brindlemoor gym")
+        panel = page.locator("aside#forget")
+        expect(panel.locator("#forget-counts")).to_contain_text("will be deleted")
+        panel.locator("#forget-confirm").click()
+        result = panel.locator("#forget-result")
+        expect(result).to_be_visible(timeout=tb.REPLY_TIMEOUT_MS)
+        # The whole phrase is gone, but a surviving note shares its number: shown, with the token marked.
+        residue = result.locator("#forget-residue")
+        expect(residue).to_contain_text("Possible residue")
+        item = residue.locator(f'.forget-item[data-id="{note_id}"]')
+        expect(item.locator(".reason")).to_contain_text("a number of the deleted text")
+        expect(item.locator("mark")).to_have_text("4826")
+        request_id = result.locator("a.history-link").get_attribute("href").split("/")[-2]
+
+        # One click: a new preview of exactly those items, confirmed like any other.
+        residue.locator("#forget-residue-open").click()
+        expect(panel.locator(f'.forget-item.matched[data-id="{note_id}"]')).to_have_count(1)
+        panel.locator("#forget-confirm").click()
+        expect(panel.locator("#forget-result")).to_contain_text("Deleted", timeout=tb.REPLY_TIMEOUT_MS)
+        expect(page.locator(f'article.message[data-id="{note_id}"]')).to_have_count(0)
+
+        # The first deletion's page lists the residue by id, now forgotten, and shows no content.
+        page.goto(f"{base}/forget/history/{request_id}/")
+        listed = page.locator(f'#possible-residue li[data-id="{note_id}"]')
+        expect(listed).to_contain_text("since forgotten")
+        expect(page.locator("body")).not_to_contain_text("4826")
+        assert not seen["errors"], f"uncaught errors in the page: {seen['errors']}"

@@ -255,6 +255,8 @@ DELLM_INTENT_SURE = _optional_float("DELLM_INTENT_SURE")
 DELLM_INTENT_ASK = _optional_float("DELLM_INTENT_ASK")
 # Similarity at or above which a surviving item counts as a residual hit in the verification scan.
 DELLM_FORGET_VERIFY_SIMILARITY = env.float("DELLM_FORGET_VERIFY_SIMILARITY", default=0.8)
+# Similarity at or above which a surviving item is reported as possible residue (a partial or rephrased mention).
+DELLM_FORGET_RESIDUE_SIMILARITY = env.float("DELLM_FORGET_RESIDUE_SIMILARITY", default=0.65)
 # Minutes a preview stays confirmable.
 DELLM_FORGET_PREVIEW_MINUTES = env.int("DELLM_FORGET_PREVIEW_MINUTES", default=15)
 # The web server finishes interrupted deletions in a background thread at start-up (`make run` turns it on).

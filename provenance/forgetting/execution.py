@@ -22,6 +22,7 @@ from .audit import audit_wiped
 from .hooks import erasure_run
 from .matching import NAMING_REASONS
 from .planning import closure
+from .residue import residue_find, residue_tokens
 from .verification import rebuilds_finish, verification_scan
 
 
@@ -97,9 +98,21 @@ def execute(request_pk: RequestId) -> None:
         derived = _derived_to_rebuild(
             ids=ids, named={e["id"] for e in request.plan.get("matched", []) if e["reason"] in NAMING_REASONS}
         )
+        if user is not None:
+            # What verification will look for in pieces: the distinctive words of the request and of the
+            # matched items, read while they still exist.
+            matched = {e["id"] for e in request.plan.get("matched", [])} & ids
+            texts = list(Node.objects.filter(pk__in=matched).values_list("content", flat=True))
+            request.working["residue"] = residue_tokens(texts=[*request.working.get("terms", []), *texts])
         scope_id = request.plan.get("conversation")
         scope = ("conversation", scope_id) if request.mode == "conversation" and scope_id else None
         counts = erasure_run(user=user, node_ids=ids, scope=scope, wipe=lambda: _wipe(ids=ids))
+        # The user's other previews were planned before this wipe: their ids may be gone and their words
+        # may be what is forgotten, so they end now (asked again, they are planned afresh).
+        for stale in DeletionRequest.objects.select_for_update().filter(
+            owner=user, status=DeletionStatus.PREVIEWED
+        ).exclude(pk=request.pk):
+            stale.expire()
         request.target_ids = sorted(ids)
         request.status = DeletionStatus.VERIFYING
         request.manifest = Manifest(
@@ -108,7 +121,7 @@ def execute(request_pk: RequestId) -> None:
             rebuilt=[d["record"] for d in derived],
             timings={"wipe_ms": round((time.monotonic() - started) * 1000, 1)},
         ).to_dict()
-        request.save(update_fields=["target_ids", "status", "manifest"])
+        request.save(update_fields=["target_ids", "status", "manifest", "working"])
         audit_wiped(request=request, counts=counts, ids=ids)
         transaction.on_commit(lambda: _after_wipe(request_pk=request.pk, derived=derived))
 
@@ -146,6 +159,15 @@ def rebuild_finished(*, request_pk: RequestId, old_id: int, entry: dict) -> None
                 )
                 manifest.verification.rebuilt_residual_hits = scan["residual_hits"]
                 manifest.verification.residual_hits += scan["residual_hits"]
+                residue = residue_find(
+                    user=request.owner, tokens=request.working.get("residue", {}),
+                    vectors=request.working.get("vectors", []), only=new_ids,
+                )
+                listed = {e["id"] for e in manifest.verification.possible_residue}
+                manifest.verification.possible_residue += [
+                    e for e in residue["items"] if e["id"] not in listed and e["id"] not in scan["keyword_hits"]
+                    and e["id"] not in scan["semantic_hits"]
+                ]
             rebuilds_finish(request, manifest)
         request.manifest = manifest.to_dict()
         request.save(update_fields=["manifest", "working"])

@@ -8,6 +8,9 @@
   ``{"conversations": 1}``). The chat app re-titles conversations and removes a forgotten one this way.
 - ``residue_scan`` is sent by verification with ``user`` and ``terms``; each receiver returns how
   many places of its own still hold a term (the chat app scans conversation titles).
+- ``residue_titles_scan`` is sent by the possible-residue scan with ``user`` and ``query`` (a raw
+  tsquery of distinctive lexemes, OR-ed); each receiver returns the ids of its records that match it
+  (the chat app: conversations whose title does).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ if TYPE_CHECKING:
 
 erasure_pending = Signal()
 residue_scan = Signal()
+residue_titles_scan = Signal()
 
 ScopeResolver = Callable[..., list[int]]
 _scopes: dict[str, ScopeResolver] = {}
@@ -60,3 +64,8 @@ def erasure_run(*, user: User, node_ids: set[int], scope: tuple[str, int] | None
 def residue_count(*, user: User, terms: list[str]) -> int:
     """Hits for ``terms`` in the participants' own stores."""
     return sum(int(r or 0) for _, r in residue_scan.send(sender=__name__, user=user, terms=terms))
+
+
+def residue_titles(*, user: User, query: str) -> list[int]:
+    """Ids of the participants' titled records (conversations) whose title matches ``query``."""
+    return [pk for _, found in residue_titles_scan.send(sender=__name__, user=user, query=query) for pk in found or ()]

@@ -73,12 +73,6 @@ def _working_set(*, mode: str, query: str, matched: dict[int, Match], vectors: l
     return {"terms": terms, "vectors": stored + list(vectors)}
 
 
-def _expire(request: DeletionRequest) -> None:
-    request.status = DeletionStatus.EXPIRED
-    request.working = {}
-    request.save(update_fields=["status", "working"])
-
-
 def request_targets(text: str) -> list[str]:
     """What a request in words names, one entry per target; a request that names nothing is refused."""
     found = forget_request_target(text)
@@ -99,7 +93,7 @@ def forget_cancel(*, user: User, request_id: RequestId) -> None:
     with transaction.atomic():
         request = deletion_request_get(user=user, request_id=request_id, lock=True)
         if request.status == DeletionStatus.PREVIEWED:
-            _expire(request)
+            request.expire()
 
 
 @transaction.atomic
@@ -115,9 +109,10 @@ def forget_preview(
 ) -> DeletionRequest:
     """Plan a deletion and store it as a preview. Nothing is deleted."""
     # The user's stale previews lose their working text now rather than at the next start-up.
-    DeletionRequest.objects.filter(owner=user, status=DeletionStatus.PREVIEWED, expires_at__lte=timezone.now()).update(
-        status=DeletionStatus.EXPIRED, working={}
-    )
+    for stale in DeletionRequest.objects.filter(
+        owner=user, status=DeletionStatus.PREVIEWED, expires_at__lte=timezone.now()
+    ):
+        stale.expire()
     query, threshold = _validate(
         mode=mode, query=query, message_ids=message_ids, threshold=threshold, depth=depth,
         conversation_id=conversation_id,
@@ -168,7 +163,7 @@ def forget_confirm(
         if request.status == DeletionStatus.EXPIRED or (
             request.status == DeletionStatus.PREVIEWED and request.expires_at <= timezone.now()
         ):
-            _expire(request)  # committed: the preview's working text goes now
+            request.expire()  # committed: the preview's working text goes now
             expired = True
         elif request.status == DeletionStatus.PREVIEWED:
             add = sorted({int(k) for k in (add or [])})
@@ -187,6 +182,7 @@ def forget_confirm(
                     f"keep lists items that are not in this preview: {sorted(unknown)}.", code="invalid"
                 )
             request.kept = sorted(set(keep))
+            request.plan_drop_words()
             request.target_ids = sorted(closure(user=user, request=request))
             request.status = DeletionStatus.EXECUTING
             request.confirmed_at = timezone.now()
@@ -214,6 +210,6 @@ def forget_resume() -> dict:
         resumed.append(str(request_pk))
     expired = 0
     for request in DeletionRequest.objects.filter(status=DeletionStatus.PREVIEWED, expires_at__lte=timezone.now()):
-        _expire(request)
+        request.expire()
         expired += 1
     return {"resumed": resumed, "expired": expired}

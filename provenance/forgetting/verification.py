@@ -13,6 +13,7 @@ from django.db.models import Q
 from django.utils import timezone
 from pgvector.django import CosineDistance
 
+from dellm_site.ai.text import is_question
 from dellm_site.errors import ApplicationError
 from dellm_site.types import RequestId
 from memory.models import Edge, Embedding, Node
@@ -21,6 +22,7 @@ from ..manifest import Manifest, Verification
 from ..models import DeletionRequest, DeletionStatus
 from .audit import audit_completed
 from .hooks import residue_count
+from .residue import residue_find
 
 if TYPE_CHECKING:
     from dellm_site.types import User
@@ -29,8 +31,10 @@ CHECKED_STORES = ["messages", "embeddings", "edges", "summaries", "facts", "conv
 METHOD = (
     "keyword: Postgres full-text and case-insensitive substring search of every surviving item and "
     "conversation title for the request's words (or the matched texts); semantic: cosine similarity "
-    ">= {similarity} of every surviving embedding to the matched items; "
-    "plus: no deleted id left in the items or the edge table. Kept items are not scanned."
+    ">= {similarity} of every surviving embedding (but a question's) to the matched items; "
+    "plus: no deleted id left in the items or the edge table. Kept items are not scanned. "
+    "Possible residue (reported apart, not counted as hits): surviving items holding a number or a name of the "
+    "deleted text, or two words of it that are rare in your store, or within cosine similarity {residue} of it."
 )
 
 
@@ -67,6 +71,9 @@ def verification_scan(
             .filter(distance__lte=limit)
             .values_list("node_id", flat=True)
         )
+    # A question holds no statement of the user's: near in meaning, it is possible residue, not a hit.
+    near = Node.objects.filter(pk__in=semantic).values_list("pk", "content")
+    semantic -= {pk for pk, text in near if is_question(text)}
     titles = residue_count(user=user, terms=[t.strip() for t in terms if t.strip()]) if only is None else 0
     return {
         "keyword_hits": sorted(hits),
@@ -105,6 +112,17 @@ def verify(request_pk: RequestId) -> dict:
             if user is not None
             else {"keyword_hits": [], "semantic_hits": [], "title_hits": 0, "residual_hits": 0}
         )
+        hard = set(scan["keyword_hits"]) | set(scan["semantic_hits"])
+        residue_started = time.monotonic()
+        residue = (
+            residue_find(
+                user=user, tokens=request.working.get("residue", {}), vectors=request.working.get("vectors", []),
+                exclude=kept,
+            )
+            if user is not None
+            else {"items": [], "more": 0, "titles": []}
+        )
+        residue_ms = round((time.monotonic() - residue_started) * 1000, 1)
         dangling_edges = Edge.objects.filter(Q(src_id__in=deleted_ids) | Q(dst_id__in=deleted_ids)).count()
         still_there = Node.objects.filter(pk__in=deleted_ids).count()
         verify_ms = round((time.monotonic() - started) * 1000, 1)
@@ -124,13 +142,19 @@ def verify(request_pk: RequestId) -> dict:
         manifest.verification = Verification(
             checked_stores=CHECKED_STORES,
             residual_hits=scan["residual_hits"] + dangling_edges + still_there,
-            residual_ids=sorted(set(scan["keyword_hits"]) | set(scan["semantic_hits"])),
-            method=METHOD.format(similarity=settings.DELLM_FORGET_VERIFY_SIMILARITY),
+            residual_ids=sorted(hard),
+            method=METHOD.format(
+                similarity=settings.DELLM_FORGET_VERIFY_SIMILARITY, residue=settings.DELLM_FORGET_RESIDUE_SIMILARITY
+            ),
+            possible_residue=[e for e in residue["items"] if e["id"] not in hard],
+            possible_residue_titles=residue["titles"],
+            possible_residue_more=residue["more"] or None,
         )
         manifest.timings = {
             "plan_ms": request.plan.get("plan_ms"),
             **manifest.timings,
             "verify_ms": verify_ms,
+            "residue_ms": residue_ms,
             "total_s": round((completed - (request.confirmed_at or completed)).total_seconds(), 3),
         }
         request.status = DeletionStatus.COMPLETED

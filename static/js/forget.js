@@ -487,6 +487,61 @@
     }
   }
 
+  // An excerpt with the tokens it shares with what was forgotten marked (spans come from the manifest).
+  function marked(text, spans) {
+    const node = el("div", "excerpt");
+    let at = 0;
+    [...spans].sort((a, b) => a[0] - b[0]).forEach(([start, end]) => {
+      if (start < at || end > text.length) return;
+      node.append(text.slice(at, start), el("mark", null, text.slice(start, end)));
+      at = end;
+    });
+    node.append(text.slice(at));
+    return node;
+  }
+
+  // Possible residue: surviving items that share a distinctive part of what was forgotten. Not deleted;
+  // one click opens a new preview of them (with whatever used them).
+  function residueList(residue, verification) {
+    const section = el("section", "forget-residue");
+    section.id = "forget-residue";
+    const count = residue.length + (verification.possible_residue_more || 0);
+    section.appendChild(el("p", "verification warn", "Possible residue: " + plural(count, "surviving item") +
+      " still " + (count === 1 ? "shares" : "share") + " part of what you forgot."));
+    const ul = el("ul");
+    residue.forEach((entry) => {
+      const li = el("li", "forget-item related");
+      li.dataset.id = entry.id;
+      const head = el("div", "item-head");
+      const link = el(entry.conversation ? "a" : "span", "item-id", "#" + entry.id);
+      if (entry.conversation) link.href = "/c/" + entry.conversation + "/#m" + entry.id;
+      head.append(link, " ", el("span", "item-role", entry.kind || "item"), " ", el("span", "reason", (entry.why || []).join("; ")));
+      li.appendChild(head);
+      if (entry.excerpt) li.appendChild(marked(entry.excerpt, entry.spans || []));
+      else li.appendChild(el("div", "excerpt muted", "(no longer stored)"));
+      ul.appendChild(li);
+    });
+    section.appendChild(ul);
+    if ((verification.possible_residue_titles || []).length) {
+      section.appendChild(el("p", "muted small-text", "Conversation titles that share it: " +
+        verification.possible_residue_titles.map((i) => "#" + i).join(", ") + "."));
+    }
+    const ids = residue.filter((e) => e.excerpt !== null).map((e) => e.id);
+    if (ids.length) {
+      const follow = el("button", "small", "Forget these too…");
+      follow.type = "button";
+      follow.id = "forget-residue-open";
+      follow.addEventListener("click", () => openForResidue(ids));
+      section.appendChild(follow);
+    }
+    return section;
+  }
+
+  function openForResidue(ids) {
+    open({ heading: "Forget what remains", origin: "Items that still share part of what you forgot. Nothing is deleted until you confirm." });
+    requestPreview({ mode: "ids", message_ids: ids.map(Number) });
+  }
+
   function showManifest(manifest) {
     clearHighlights();
     clearChatStatus();
@@ -538,6 +593,8 @@
       });
       box.appendChild(review);
     }
+    const residue = verification.possible_residue || [];
+    if (residue.length) box.appendChild(residueList(residue, verification));
     if (manifest.strict === false) {
       const parts = [];
       if (manifest.depth !== null && manifest.depth !== undefined) parts.push("depth limited to " + manifest.depth);
@@ -607,6 +664,11 @@
         else showPreview(data, { origin: "link" });
       });
   }
+
+  // The deletion history page offers a deletion's possible residue as a follow-up.
+  document.querySelectorAll("[data-residue-ids]").forEach((button) => {
+    button.addEventListener("click", () => openForResidue(JSON.parse(button.dataset.residueIds)));
+  });
 
   window.DeLLMForget = {
     showPreview: showPreview,
