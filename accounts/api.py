@@ -6,7 +6,6 @@ from __future__ import annotations
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.authtoken.models import Token
-from rest_framework.authtoken.serializers import AuthTokenSerializer
 from rest_framework.authtoken.views import ObtainAuthToken
 from rest_framework.exceptions import ValidationError
 from rest_framework.permissions import AllowAny
@@ -20,6 +19,7 @@ from .serializers import (
     AccountDeleteSerializer,
     ErrorSerializer,
     SignupSerializer,
+    TokenObtainSerializer,
     TokenSerializer,
 )
 
@@ -32,9 +32,10 @@ class TokenObtainApi(ObtainAuthToken):
 
     permission_classes = [AllowAny]
     renderer_classes = ObtainAuthToken.renderer_classes
+    serializer_class = TokenObtainSerializer
 
     @extend_schema(
-        request=AuthTokenSerializer,
+        request=TokenObtainSerializer,
         responses={
             200: inline_serializer("TokenResponse", {"token": serializers.CharField()}),
             400: ErrorSerializer,

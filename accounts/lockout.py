@@ -52,6 +52,18 @@ def lockout_response(request: HttpRequest, original_response=None, credentials=N
     return response
 
 
+def client_username(request: HttpRequest, credentials: dict | None = None) -> object:
+    """``AXES_USERNAME_CALLABLE``: the username tried, read as axes reads it, cut to the length its records
+    hold. No account has a longer one, so a longer attempt still counts as a failure instead of failing to be
+    recorded (a server error on the login page, the admin and the token API)."""
+    from axes.models import AccessAttempt
+
+    field = settings.AXES_USERNAME_FORM_FIELD
+    username = credentials.get(field) if credentials else getattr(request, "data", request.POST).get(field)
+    limit = AccessAttempt._meta.get_field("username").max_length
+    return username[:limit] if isinstance(username, str) else username
+
+
 def forget_failures(request, *, username: str) -> None:
     """After a successful sign-in that does not go through ``login()`` (the token API), drop the failures
     counted for this username from this address, as axes does for ``login()``."""

@@ -1,7 +1,11 @@
 """JSON shapes of the account API."""
 
+from django.contrib.auth import get_user_model
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
+from rest_framework.authtoken.serializers import AuthTokenSerializer
+
+USERNAME_MAX_LENGTH = get_user_model()._meta.get_field("username").max_length
 
 
 class ErrorSerializer(serializers.Serializer):
@@ -12,8 +16,14 @@ class ErrorSerializer(serializers.Serializer):
 
 
 class SignupSerializer(serializers.Serializer):
-    username = serializers.CharField(max_length=150)
+    username = serializers.CharField(max_length=USERNAME_MAX_LENGTH)
     password = serializers.CharField(write_only=True, style={"input_type": "password"})
+
+
+class TokenObtainSerializer(AuthTokenSerializer):
+    """Sign-in credentials; a username longer than any account's is refused as such, before it is tried."""
+
+    username = serializers.CharField(label="Username", write_only=True, max_length=USERNAME_MAX_LENGTH)
 
 
 class AccountDeleteSerializer(serializers.Serializer):

@@ -1,13 +1,17 @@
-"""WebSocket chat: ``ws/chat/<conversation_id>/``. The client sends ``{"type": "message", "content"}`` or
-``{"type": "forget_confirm", "request_id", "keep"?}``; the server answers with ``user_message``, ``token``...,
-``reply`` (or ``forget_preview``, ``forget_done``) frames, and ``{"type": "error", "code", "detail"}``."""
+"""WebSocket chat: ``ws/chat/<conversation_id>/``. The client sends ``{"type": "message", "content"}``,
+``{"type": "forget_confirm", "request_id", "keep"?}`` or ``{"type": "history", "after"?}``; the server answers
+with ``user_message``, ``token``..., ``reply`` (or ``forget_preview``, ``forget_done``, ``history``) frames, and
+``{"type": "error", "code", "detail"}``. A turn goes on when its client leaves: a client that comes back asks
+for the ``history`` after the last message it saw."""
 
 from __future__ import annotations
 
 import json
 import logging
 
-from channels.generic.websocket import WebsocketConsumer
+from asgiref.sync import ThreadSensitiveContext
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
 
 from dellm_site.errors import ApplicationError
 from dellm_site.validation import MAX_ID, id_value
@@ -16,6 +20,7 @@ from provenance.selectors import manifest_data
 
 from . import selectors, turns
 from .serializers import messages_serialize
+from .streaming import error_frame, turn_start
 
 logger = logging.getLogger(__name__)
 
@@ -23,98 +28,122 @@ CLOSE_UNAUTHENTICATED = 4401
 CLOSE_NOT_FOUND = 4404
 
 
-class ChatConsumer(WebsocketConsumer):
-    """Synchronous on purpose: each token frame is sent as soon as the LLM yields it."""
+class ChatConsumer(AsyncWebsocketConsumer):
+    """Each token frame is sent as soon as the LLM yields it; the turn itself runs in a thread of its own
+    (see ``streaming``), and this socket's other database work in a thread of the socket's own."""
 
-    def connect(self):
+    gone = False  # the client has left
+
+    async def __call__(self, scope, receive, send):
+        async with ThreadSensitiveContext():  # one socket's ORM calls never queue behind another's
+            await super().__call__(scope, receive, send)
+
+    async def connect(self):
         self.user = self.scope.get("user")
         if self.user is None or not self.user.is_authenticated:
-            self.accept()
-            self.send_error("unauthenticated", "Sign in first.")
-            self.close(code=CLOSE_UNAUTHENTICATED)
+            await self.accept()
+            await self.send_error("unauthenticated", "Sign in first.")
+            await self.close(code=CLOSE_UNAUTHENTICATED)
             return
         try:
-            self.conversation = selectors.conversation_get(
+            self.conversation = await database_sync_to_async(selectors.conversation_get)(
                 user=self.user, conversation_id=self.scope["url_route"]["kwargs"]["conversation_id"]
             )
         except ApplicationError as exc:
-            self.accept()
-            self.send_error(exc.code, exc.detail)
-            self.close(code=CLOSE_NOT_FOUND)
+            await self.accept()
+            await self.send_error(exc.code, exc.detail)
+            await self.close(code=CLOSE_NOT_FOUND)
             return
-        self.accept()
+        await self.accept()
 
-    def send_json(self, payload: dict) -> None:
-        self.send(text_data=json.dumps(payload, default=str))
+    async def send_json(self, payload: dict) -> bool:
+        """Send one frame; False once the client has gone (what is being done for it goes on regardless)."""
+        if self.gone:
+            return False
+        try:
+            await self.send(text_data=json.dumps(payload, default=str))
+        except OSError:  # the server's "client disconnected"
+            self.gone = True
+        return not self.gone
 
-    def send_error(self, code: str, detail: str) -> None:
-        self.send_json({"type": "error", "code": code, "detail": detail})
+    async def send_error(self, code: str, detail: str) -> None:
+        await self.send_json(error_frame(code, detail))
 
-    def receive(self, text_data=None, bytes_data=None):
+    async def receive(self, text_data=None, bytes_data=None):
         try:
             frame = json.loads(text_data) if text_data is not None else None
         except (TypeError, ValueError):
-            self.send_error("malformed_frame", "Frames must be JSON objects.")
+            await self.send_error("malformed_frame", "Frames must be JSON objects.")
             return
         if not isinstance(frame, dict):
-            self.send_error("malformed_frame", "Frames must be JSON objects.")
+            await self.send_error("malformed_frame", "Frames must be JSON objects.")
             return
-        if frame.get("type") in ("forget_confirm", "forget_review"):
-            try:
-                (self.confirm_forget if frame["type"] == "forget_confirm" else self.review_forget)(frame)
-            except Exception:  # never leave the client waiting without a frame
-                logger.exception("forget frame failed")
-                self.send_error("server_error", "Something went wrong; please try again.")
-            return
-        if frame.get("type") != "message":
-            kinds = "'message', 'forget_review' or 'forget_confirm'"
-            self.send_error("unknown_type", f"Unknown frame type {frame.get('type')!r}; send {kinds}.")
+        handler = {
+            "message": self.post_message,
+            "forget_review": self.review_forget,
+            "forget_confirm": self.confirm_forget,
+            "history": self.send_history,
+        }.get(frame.get("type"))
+        if handler is None:
+            kinds = "'message', 'forget_review', 'forget_confirm' or 'history'"
+            await self.send_error("unknown_type", f"Unknown frame type {frame.get('type')!r}; send {kinds}.")
             return
         try:
-            intent = frame.get("intent")
-            if intent not in (None, "answer"):
-                self.send_error("invalid", "intent must be 'answer' when given.")
-                return
-            for event in turns.message_post_stream(
-                user=self.user, conversation_id=self.conversation.pk, content=frame.get("content"),
-                answer=intent == "answer",
-            ):
-                if event.type == "token":
-                    self.send_json({"type": "token", "delta": event.delta})
-                elif event.type == "forget_preview":
-                    self.send_json({"type": "forget_preview", "preview": event.preview})
-                elif event.type == "forget_question":
-                    self.send_json({"type": "forget_question", "question": event.question})
-                else:
-                    message = messages_serialize([event.message])[0]
-                    if event.type == "reply":
-                        message["context"] = event.context
-                    self.send_json({"type": event.type, "message": message})
+            await handler(frame)
         except ApplicationError as exc:
-            self.send_error(exc.code, exc.detail)
+            await self.send_error(exc.code, exc.detail)
         except Exception:  # never leave the client waiting without a frame
-            logger.exception("chat frame failed")
-            self.send_error("server_error", "Something went wrong while answering; please try again.")
+            logger.exception("%s frame failed", frame["type"])
+            await self.send_error("server_error", "Something went wrong; please try again.")
 
-    def review_forget(self, frame: dict) -> None:
-        """``{"type": "forget_review", "content"}`` (after a forget_question) -> ``{"type": "forget_preview"}``."""
-        try:
-            preview = turns.forget_review(user=self.user, content=frame.get("content"))
-        except ApplicationError as exc:
-            self.send_error(exc.code, exc.detail)
+    async def post_message(self, frame: dict) -> None:
+        """``{"type": "message", "content", "intent"?}`` -> ``user_message``, ``token``..., ``reply``."""
+        intent = frame.get("intent")
+        if intent not in (None, "answer"):
+            await self.send_error("invalid", "intent must be 'answer' when given.")
             return
-        self.send_json({"type": "forget_preview", "preview": preview})
+        frames = turn_start(
+            user=self.user,
+            conversation_id=self.conversation.pk,
+            content=frame.get("content"),
+            answer=intent == "answer",
+        )
+        while (out := await frames.get()) is not None:
+            if not await self.send_json(out):
+                return  # the client has left; the turn finishes without it
 
-    def confirm_forget(self, frame: dict) -> None:
+    async def send_history(self, frame: dict) -> None:
+        """``{"type": "history", "after"?: id}`` -> ``{"type": "history", "messages"}``: the conversation's
+        messages after that one (all of them without it), e.g. a reply finished while the client was away."""
+        after = frame.get("after", 0)
+        if after != 0 and id_value(after) is None:
+            await self.send_error("invalid", f"after must be a message id (an integer from 1 to {MAX_ID}).")
+            return
+        messages = await database_sync_to_async(
+            lambda: messages_serialize(
+                selectors.message_list(user=self.user, conversation_id=self.conversation.pk, after=id_value(after))
+            )
+        )()
+        await self.send_json({"type": "history", "messages": messages})
+
+    async def review_forget(self, frame: dict) -> None:
+        """``{"type": "forget_review", "content"}`` (after a forget_question) -> ``{"type": "forget_preview"}``."""
+        preview = await database_sync_to_async(turns.forget_review)(user=self.user, content=frame.get("content"))
+        await self.send_json({"type": "forget_preview", "preview": preview})
+
+    async def confirm_forget(self, frame: dict) -> None:
         """``{"type": "forget_confirm", "request_id", "keep"?, "add"?}`` -> ``{"type": "forget_done", "manifest"}``."""
         keep, add = frame.get("keep") or [], frame.get("add") or []
         for name, ids in (("keep", keep), ("add", add)):
             if not isinstance(ids, list) or not all(isinstance(k, int) and id_value(k) is not None for k in ids):
-                self.send_error("invalid", f"{name} must be a list of item ids (integers from 1 to {MAX_ID}).")
+                await self.send_error("invalid", f"{name} must be a list of item ids (integers from 1 to {MAX_ID}).")
                 return
         try:
-            manifest = forget_confirm(user=self.user, request_id=frame.get("request_id"), keep=keep, add=add)
+            manifest = await database_sync_to_async(forget_confirm)(
+                user=self.user, request_id=frame.get("request_id"), keep=keep, add=add
+            )
         except ApplicationError as exc:
-            self.send_error(exc.code, exc.detail)
+            await self.send_error(exc.code, exc.detail)
             return
-        self.send_json({"type": "forget_done", "manifest": manifest_data(user=self.user, manifest=manifest)})
+        data = await database_sync_to_async(manifest_data)(user=self.user, manifest=manifest)
+        await self.send_json({"type": "forget_done", "manifest": data})

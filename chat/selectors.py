@@ -28,10 +28,11 @@ def conversation_get(*, user: User, conversation_id: AnyId) -> Conversation:
         raise NotFound("Conversation not found.") from None
 
 
-def message_list(*, user: User, conversation_id: AnyId) -> QuerySet[Message]:
-    """The messages of one of the user's conversations, oldest first."""
+def message_list(*, user: User, conversation_id: AnyId, after: int | None = None) -> QuerySet[Message]:
+    """The messages of one of the user's conversations, oldest first (only those after message ``after``)."""
     conversation = conversation_get(user=user, conversation_id=conversation_id)
-    return Message.objects.filter(conversation=conversation, owner=user).order_by("node_ptr_id")
+    messages = Message.objects.filter(conversation=conversation, owner=user).order_by("node_ptr_id")
+    return messages.filter(node_ptr_id__gt=after) if after else messages
 
 
 def message_get(*, user: User, message_id: AnyId) -> Message:

@@ -287,3 +287,14 @@ def test_migration_clears_and_drops_the_stored_usernames():
     assert "requester_username" not in columns
     assert rows_containing("ottoline-vex") == {}
     assert AuditRecord.objects.get().requester_ref == "r" * 20
+
+
+@pytest.mark.parametrize("sign_in", [token_login, page_login])
+def test_a_username_longer_than_any_account_is_refused_not_a_server_error(client, sign_in):
+    from axes.models import AccessAttempt
+
+    response = sign_in(client, "u" * 300, "whatever-password")
+    assert response.status_code in (200, 400)  # the page shows its form again; the API says why
+    if sign_in is token_login:
+        assert "username" in response.json()["fields"]
+    assert AccessAttempt.objects.count() <= 1

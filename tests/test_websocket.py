@@ -1,17 +1,21 @@
 """The chat websocket through the real ASGI app (router, origin check, session auth)."""
 
 import json
+import time
 
 import pytest
 from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.conf import settings
 from django.test import Client
+from websockets.sync.client import connect as ws_connect
 
 from chat import services, turns
-from chat.models import Message
+from chat.models import Message, Role
+from dellm_site.ai.local import ACKNOWLEDGEMENT
 from dellm_site.asgi import application
-from memory.models import Edge
+from memory.models import Edge, Fact
+from tests.conftest import app_env, client_for, start_web
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -24,6 +28,10 @@ def session_headers(user):
     client.force_login(user)
     cookie = client.cookies[settings.SESSION_COOKIE_NAME].value
     return [(b"cookie", f"{settings.SESSION_COOKIE_NAME}={cookie}".encode()), *SAME_ORIGIN]
+
+
+def session_cookie(user) -> str:
+    return dict(session_headers(user))[b"cookie"].decode()
 
 
 async def connect(user, conversation_id):
@@ -117,3 +125,49 @@ async def test_foreign_origin_is_rejected(user):
     connected, _ = await communicator.connect(timeout=10)
     assert not connected
     await communicator.disconnect()
+
+
+@pytest.fixture
+def slow_app(transactional_db):
+    """The app in uvicorn with an LLM that takes a while per word, so a client can leave in the middle of a reply."""
+    app, base = start_web(app_env(DELLM_TOKEN_DELAY="0.25"), "web-slow.log")
+    yield base
+    app.stop()
+
+
+def wait_for(query, timeout: float = 30):
+    deadline = time.monotonic() + timeout
+    while not (found := query()) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    return found
+
+
+def test_a_client_that_leaves_mid_reply_finds_the_reply_stored_when_it_comes_back(user, slow_app):
+    conversation = services.conversation_create(user=user)
+    url = slow_app.replace("http://", "ws://") + f"/ws/chat/{conversation.pk}/"
+    headers = {"Cookie": session_cookie(user), "Origin": slow_app}
+    with ws_connect(url, additional_headers=headers, open_timeout=10) as socket:
+        socket.send(json.dumps({"type": "message", "content": "I live in Lisbon and I work as a baker."}))
+        frames = [json.loads(socket.recv(timeout=30))]
+        while frames[-1]["type"] != "token":
+            frames.append(json.loads(socket.recv(timeout=30)))
+    asked = frames[0]["message"]
+    assert frames[0]["type"] == "user_message" and frames[-1]["delta"] != ACKNOWLEDGEMENT  # left mid-reply
+
+    # The server finishes the reply, stores it with its provenance, and extracts the facts of the question.
+    reply = wait_for(lambda: Message.objects.filter(conversation=conversation, role=Role.ASSISTANT).first())
+    assert reply is not None and reply.content == ACKNOWLEDGEMENT
+    assert list(Edge.objects.filter(dst_id=reply.pk).values_list("src_id", flat=True)) == [asked["id"]]
+    facts = wait_for(lambda: list(Fact.objects.filter(owner=user).values_list("content", flat=True)))
+    assert facts and all("Lisbon" in fact or "baker" in fact for fact in facts)
+
+    # Coming back, the client sees it: over the API, and over a new socket that asks what it missed.
+    listed = client_for(user).get(f"/api/conversations/{conversation.pk}/messages/").json()
+    assert [(m["id"], m["content"]) for m in listed] == [(asked["id"], asked["content"]), (reply.pk, reply.content)]
+    with ws_connect(url, additional_headers=headers, open_timeout=10) as socket:
+        socket.send(json.dumps({"type": "history", "after": asked["id"]}))
+        history = json.loads(socket.recv(timeout=30))
+    assert history["type"] == "history"
+    assert [(m["id"], m["content"], m["context"]) for m in history["messages"]] == [
+        (reply.pk, ACKNOWLEDGEMENT, [asked["id"]])
+    ]

@@ -131,6 +131,8 @@ AXES_DISABLE_ACCESS_LOG = True
 # Server logs name the address and path of a failure, never the username tried.
 AXES_VERBOSE = False
 AXES_CLIENT_STR_CALLABLE = "accounts.lockout.client_str"
+# Usernames longer than any account's are counted under their first 255 characters (what axes can store).
+AXES_USERNAME_CALLABLE = "accounts.lockout.client_username"
 
 # --- Internationalisation ---------------------------------------------------------------
 LANGUAGE_CODE = "en-us"

@@ -76,10 +76,22 @@
     article.querySelector(".content").textContent = message.content;
   }
 
+  // The newest message on the page: a socket opened again asks for what was stored after it.
+  function lastShownId() {
+    const ids = Array.from(list.querySelectorAll(".message[data-id]"), (m) => Number(m.dataset.id));
+    return ids.length ? Math.max(...ids) : 0;
+  }
+
+  let reconnecting = false;
   function connect() {
     const scheme = location.protocol === "https:" ? "wss" : "ws";
     socket = new WebSocket(scheme + "://" + location.host + "/ws/chat/" + conversationId + "/");
-    socket.addEventListener("open", () => { sendButton.disabled = disabled; setStatus(""); });
+    socket.addEventListener("open", () => {
+      sendButton.disabled = disabled;
+      setStatus("");
+      if (reconnecting) socket.send(JSON.stringify({ type: "history", after: lastShownId() }));
+      reconnecting = true;
+    });
     socket.addEventListener("close", () => {
       sendButton.disabled = true;
       if (disabled) return;
@@ -113,6 +125,10 @@
         sendButton.disabled = false;
         setStatus("");
         askAboutForgetting(frame.question);
+      } else if (frame.type === "history") {
+        // What was stored while this page was disconnected: a reply the server finished without it.
+        if (pending) { pending.remove(); pending = null; }
+        frame.messages.forEach((message) => { if (!document.getElementById("m" + message.id)) bubble(message, false); });
       } else if (frame.type === "forget_done") {
         sendButton.disabled = false;
         if (window.DeLLMForget) window.DeLLMForget.showManifest(frame.manifest);

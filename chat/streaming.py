@@ -1,0 +1,76 @@
+"""Websocket turns that outlive their socket: each runs to its end in a worker thread of its own, so the
+reply is stored (with its edges) and its derivations are queued even when the client leaves mid-reply;
+the socket only reads the turn's frames while it is there to send them."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING
+
+from channels.db import database_sync_to_async
+
+from dellm_site.errors import ApplicationError
+from dellm_site.types import AnyId
+
+from . import turns
+from .serializers import messages_serialize
+
+if TYPE_CHECKING:
+    from dellm_site.types import User
+
+logger = logging.getLogger(__name__)
+
+# Strong references to the running turns: one whose socket has closed is still kept until it ends.
+_running: set[asyncio.Future] = set()
+
+
+def error_frame(code: str, detail: str) -> dict:
+    return {"type": "error", "code": code, "detail": detail}
+
+
+def event_frame(event: turns.ChatEvent) -> dict:
+    """The websocket frame of one step of a turn (messages are serialized here, in the turn's thread)."""
+    if event.type == "token":
+        return {"type": "token", "delta": event.delta}
+    if event.type == "forget_preview":
+        return {"type": "forget_preview", "preview": event.preview}
+    if event.type == "forget_question":
+        return {"type": "forget_question", "question": event.question}
+    message = messages_serialize([event.message])[0]
+    if event.type == "reply":
+        message["context"] = event.context
+    return {"type": event.type, "message": message}
+
+
+def turn_start(*, user: User, conversation_id: AnyId, content: object, answer: bool) -> asyncio.Queue[dict | None]:
+    """Start one chat turn in a worker thread; its frames arrive on the returned queue (an error frame if
+    it fails), then None. Nothing that happens to the reader (a closed socket, a cancelled consumer) stops it."""
+    loop = asyncio.get_running_loop()
+    frames: asyncio.Queue[dict | None] = asyncio.Queue()
+
+    def put(frame: dict | None) -> None:
+        try:
+            loop.call_soon_threadsafe(frames.put_nowait, frame)
+        except RuntimeError:  # the event loop has closed (the server is stopping): the turn still finishes
+            pass
+
+    def run() -> None:
+        try:
+            for event in turns.message_post_stream(
+                user=user, conversation_id=conversation_id, content=content, answer=answer
+            ):
+                put(event_frame(event))
+        except ApplicationError as exc:
+            put(error_frame(exc.code, exc.detail))
+        except Exception:  # never leave the client waiting without a frame
+            logger.exception("chat turn failed")
+            put(error_frame("server_error", "Something went wrong while answering; please try again."))
+        finally:
+            put(None)
+
+    # Not thread-sensitive: a turn never waits for (nor holds up) another socket's work.
+    turn = asyncio.ensure_future(database_sync_to_async(run, thread_sensitive=False)())
+    _running.add(turn)
+    turn.add_done_callback(_running.discard)
+    return frames
