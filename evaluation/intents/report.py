@@ -25,7 +25,7 @@ from provenance.forgetting.intent import MODEL_PATH, Intent, intent_classify, in
 
 from ..resolution import conversation_resolution_evaluate, resolution_evaluate
 from .corpus import corpus_generate, corpus_hash
-from .train import embed_texts
+from .train import embed_texts, independent_training
 
 HANDWRITTEN = Path(__file__).with_name("handwritten.jsonl")
 # Written apart from the templates and the rules, by different authors' briefs: users with ten statements,
@@ -198,7 +198,7 @@ def intents_report(
     model = intent_model()
     raw = json.loads(MODEL_PATH.read_text())
     examples = corpus_generate(raw["corpus"]["seed"])
-    hash_now = corpus_hash(examples)
+    hash_now = corpus_hash(examples + independent_training("train"))
     sets = {
         "heldout": [Item(e.text, e.label, e.family, e.kind, e.targets or None) for e in examples if e.split == "test"],
         "train": [Item(e.text, e.label, e.family, e.kind, e.targets or None) for e in examples if e.split == "train"],

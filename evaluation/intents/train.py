@@ -5,6 +5,10 @@ nested corpus: training families, frames, reasons and slot values split again in
 the regularisation, the calibration and the two thresholds are fitted to scores on families, frames and values the
 model had not seen, as the held-out families will be. The final weights are then fitted on all training families.
 The held-out families are not read here.
+
+The independently written set ``independent_a.jsonl`` (another author's phrasings: requests, ordinary messages,
+statements) joins the training data, repeated ``INDEPENDENT_WEIGHT`` times so its few hundred messages count
+against thousands of templated ones; ``independent_b.jsonl`` and ``handwritten.jsonl`` are never read here.
 """
 
 from __future__ import annotations
@@ -18,6 +22,17 @@ from dellm_site.ai.embedding import get_embedder
 from provenance.forgetting.intent_signals import SIGNAL_NAMES, signals
 
 from .corpus import SEED, Example, corpus_generate, corpus_hash
+
+INDEPENDENT_WEIGHT = 4
+
+
+def independent_training(split: str) -> list[Example]:
+    """``independent_a``'s messages as training examples of ``split`` (repeated, see INDEPENDENT_WEIGHT)."""
+    from .report import INDEPENDENT, independent_items, independent_rows
+
+    items = independent_items(independent_rows(INDEPENDENT["independent_a"]))
+    return [Example(i.text, i.label, f"independent/{i.group}", i.kind, split) for i in items] * INDEPENDENT_WEIGHT
+
 
 # (C, signal boost) pairs tried for the full model; C alone for the rules-only one.
 GRID = [(c, k) for c in (0.01, 0.03, 0.1, 0.3) for k in (1.0, 2.0, 4.0)]
@@ -139,8 +154,8 @@ def intent_train(seed: int = SEED, log: Callable[[str], None] = lambda _: None) 
     """Generate the corpus, embed its training families, fit both heads; returns the model as a JSON-ready dict."""
     import sklearn
 
-    examples = corpus_generate(seed)
-    nested = corpus_generate(seed, nested=True)
+    examples = corpus_generate(seed) + independent_training("train")
+    nested = corpus_generate(seed, nested=True) + independent_training("dev_train")
     train = [e for e in examples if e.split == "train"]
     log(f"corpus {corpus_hash(examples)}: {len(examples)} examples, {len(train)} in training families; "
         f"nested validation corpus {corpus_hash(nested)}: {len(nested)} examples")

@@ -20,7 +20,7 @@ from django.conf import settings
 from dellm_site.ai.embedding import get_embedder
 from dellm_site.errors import ApplicationError
 
-from .intent_signals import signals
+from .intent_signals import has_cue, signals
 from .intent_targets import extract_targets, is_vague
 
 __all__ = [
@@ -135,6 +135,12 @@ def intent_classify(text: str, embedding: np.ndarray | None) -> Intent:
     confidence = 1.0 / (1.0 + math.exp(-(head.a * score + head.b)))
     sure, ask = _thresholds(head)
     outcome = FORGET if confidence >= sure else ASK if confidence >= ask else NONE
+    asks_about_memory = any(found.get(n) for n in ("question", "asks_what_you_know", "complaint_or_hypothetical",
+                                                    "generic_memory_question"))
+    if outcome != NONE and asks_about_memory and not has_cue(text):
+        # A question or complaint about memory with no word that asks for anything to go ("what is stored
+        # about me?", "you clearly don't know me at all").
+        outcome, confidence = NONE, min(confidence, ask / 2)
     targets = extract_targets(text) if outcome != NONE else []
     if outcome == ASK and not targets:  # unsure and naming nothing: there is nothing to ask the user about
         outcome = NONE
@@ -152,7 +158,24 @@ def intent_detect(text: str, *, vector=None) -> Intent:
     """
     if not (text or "").strip():
         return Intent(NONE, 0.0, [])
-    return intent_classify(text, _vector_for(intent_model(), text, vector))
+    model = intent_model()
+    embedding = _vector_for(model, text, vector)
+    intent = intent_classify(text, embedding)
+    if intent.outcome == FORGET or embedding is None or not has_cue(text):
+        return intent
+    # A long target ("forget that the author's father was a doctor in Taipei and ...") can drown the request in
+    # its own topic. Judged again with the target set aside, a request that is then sure is asked about: never
+    # more than "ask", so this second look cannot add a false alarm. Costs one more embedding, only here.
+    targets = intent.targets or extract_targets(text)
+    frame = text
+    for target in targets:
+        frame = frame.replace(target, "this") if len(target.split()) >= 4 else frame
+    if frame == text:
+        return intent
+    again = intent_classify(frame, _vector_for(model, frame, None))
+    if again.outcome != FORGET:
+        return intent
+    return Intent(ASK, max(intent.confidence, _thresholds(model.full)[1]), targets)
 
 
 def forget_request_target(text: str) -> str | None:

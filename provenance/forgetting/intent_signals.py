@@ -286,6 +286,22 @@ def _fires(name: str, pattern: re.Pattern, norm: str) -> bool:
     return False
 
 
+# Any word or idiom that can carry a wish for something to be gone. A message with none of them ("what do you
+# remember about me?", "your memory is terrible") is never a deletion request, whatever its topic.
+_CUE = re.compile(
+    rf"\b(?:{DELETE_VERBS})\b|\boff the (?:record|books)\b|\bout of (?:the|your|my) (?:records?|books|files|notes)\b|"
+    rf"\b(?:not|no longer|never|stop|quit|don't|do not) (?:to )?"
+    rf"(?:{_KEEP_VERBS}|know(?:ing)?|track(?:ing)?|hav(?:e|ing))\b|"
+    r"\b(?:unsee|unhear|unknow|unlearn|unremember|un-remember|unsaid|unsay)\b"
+)
+
+
+def has_cue(text: str) -> bool:
+    """Does ``text`` hold any word or idiom that can ask for something to be gone (or no longer kept)?"""
+    norm = normalise(text)
+    return bool(_CUE.search(norm) or _WISH.search(norm) or _PASSIVE.search(norm))
+
+
 def signals(text: str) -> dict[str, int]:
     """The rule signals of ``text`` as {name: 0 or 1}, in ``SIGNAL_NAMES`` order."""
     norm = normalise(text)

@@ -24,8 +24,10 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options):
         if options["corpus_only"]:
-            examples = corpus_generate(options["seed"])
-            nested = corpus_generate(options["seed"], nested=True)
+            from evaluation.intents.train import independent_training
+
+            examples = corpus_generate(options["seed"]) + independent_training("train")
+            nested = corpus_generate(options["seed"], nested=True) + independent_training("dev_train")
             families = {e.family for e in examples}
             self.stdout.write(f"corpus {corpus_hash(examples)}: {len(examples)} examples, {len(families)} families; "
                               f"nested validation corpus {corpus_hash(nested)}: {len(nested)} examples")
