@@ -52,5 +52,6 @@ def derived_rebuild_task(
 
 @shared_task(bind=True, **RETRY)
 def vacuum_after_forget(self) -> list[str]:
-    """Reclaim the dead tuples an erasure leaves, so deleted content does not linger on disk."""
+    """Make the space of the rows an erasure deleted reusable (VACUUM) and let the WAL that recorded them
+    be recycled (CHECKPOINT, WAL switch). Their bytes stay on disk until overwritten; see maintenance."""
     return disk_reclaim()
