@@ -182,9 +182,11 @@ def execute(request_pk: RequestId) -> None:
         counts = _erase_exactly(user=user, ids=ids, scope=scope)
         # The user's other previews were planned before this wipe: their ids may be gone and their words
         # may be what is forgotten, so they end now (asked again, they are planned afresh).
-        for stale in DeletionRequest.objects.select_for_update().filter(
-            owner=user, status=DeletionStatus.PREVIEWED
-        ).exclude(pk=request.pk):
+        for stale in (
+            DeletionRequest.objects.select_for_update()
+            .filter(owner=user, status=DeletionStatus.PREVIEWED)
+            .exclude(pk=request.pk)
+        ):
             stale.expire()
         request.target_ids = sorted(ids)
         request.status = DeletionStatus.VERIFYING
@@ -235,12 +237,17 @@ def rebuild_finished(*, request_pk: RequestId, old_id: int, entry: dict) -> None
                 manifest.verification.rebuilt_residual_hits = scan["residual_hits"]
                 manifest.verification.residual_hits += scan["residual_hits"]
                 residue = residue_find(
-                    user=request.owner, tokens=request.working.get("residue", {}),
-                    vectors=request.working.get("vectors", []), only=new_ids,
+                    user=request.owner,
+                    tokens=request.working.get("residue", {}),
+                    vectors=request.working.get("vectors", []),
+                    only=new_ids,
                 )
                 listed = {e["id"] for e in manifest.verification.possible_residue}
                 manifest.verification.possible_residue += [
-                    e for e in residue["items"] if e["id"] not in listed and e["id"] not in scan["keyword_hits"]
+                    e
+                    for e in residue["items"]
+                    if e["id"] not in listed
+                    and e["id"] not in scan["keyword_hits"]
                     and e["id"] not in scan["semantic_hits"]
                 ]
             rebuilds_finish(request, manifest)
