@@ -1,6 +1,7 @@
 """How conversations take part in forgetting (connected in ChatConfig.ready; see provenance.forgetting.hooks).
 
-- ``conversation`` scope: "forget this conversation" names every message in it.
+- ``conversation`` scope: "forget this conversation" names every message in it and its summaries
+  (everything that removing the conversation removes).
 - Before a wipe, note which conversations were titled after a deleted message; after it, such a
   conversation takes the title of its first surviving user message, and a forgotten conversation
   (scope) is removed itself.
@@ -17,10 +18,16 @@ from .selectors import conversation_get
 from .services import conversation_title_from
 
 
-def conversation_scope(*, user, scope_id) -> list[int]:
-    """Every message of one of the user's conversations (NotFound for anyone else's)."""
+def conversation_scope(*, user, scope_id, lock: bool = False) -> list[int]:
+    """Every message and summary of one of the user's conversations (NotFound for anyone else's). With
+    ``lock`` the conversation row is locked: a message posted meanwhile waits, then finds it gone."""
     conversation = conversation_get(user=user, conversation_id=scope_id)
-    return list(conversation.messages.values_list("pk", flat=True))
+    if lock:
+        Conversation.objects.select_for_update().filter(pk=conversation.pk).exists()
+    return [
+        *conversation.messages.values_list("pk", flat=True),
+        *conversation.summaries.values_list("pk", flat=True),
+    ]
 
 
 def _retitle(*, titles: dict[int, set[str]]) -> None:

@@ -1,5 +1,6 @@
-"""The Celery app, wired once from Django settings (CELERY_* names), and the record of every run of
-the project's own tasks in ``memory.TaskRun`` (kind, attempt, timing, outcome; the admin lists them)."""
+"""The Celery app, wired once from Django settings (CELERY_* names, the periodic jobs of a worker run with
+``--beat`` in CELERY_BEAT_SCHEDULE), and the record of every run of the project's own tasks in
+``memory.TaskRun`` (kind, attempt, timing, outcome; the admin lists them)."""
 
 from __future__ import annotations
 
@@ -38,8 +39,13 @@ def _task_started(task_id=None, task=None, **kwargs):
         _started[task_id] = time.monotonic()
         TaskRun.objects.update_or_create(
             task_id=task_id,
-            defaults={"kind": task.name.rsplit(".", 1)[-1], "status": TaskRun.Status.RUNNING,
-                      "attempt": task.request.retries, "finished_at": None, "error": ""},
+            defaults={
+                "kind": task.name.rsplit(".", 1)[-1],
+                "status": TaskRun.Status.RUNNING,
+                "attempt": task.request.retries,
+                "finished_at": None,
+                "error": "",
+            },
         )
 
 
@@ -67,6 +73,8 @@ def _task_failed(task_id=None, exception=None, sender=None, **kwargs):
         from memory.models import TaskRun
 
         TaskRun.objects.filter(task_id=task_id).update(
-            status=TaskRun.Status.FAILED, finished_at=timezone.now(), error=type(exception).__name__,
+            status=TaskRun.Status.FAILED,
+            finished_at=timezone.now(),
+            error=type(exception).__name__,
             duration_ms=_elapsed_ms(task_id),
         )

@@ -9,7 +9,7 @@ from memory.rebuild import derived_rebuild
 
 from .forgetting.execution import rebuild_finished
 from .forgetting.maintenance import disk_reclaim
-from .forgetting.services import forget_resume
+from .forgetting.services import forget_resume, previews_expire
 
 RETRY = {"autoretry_for": (Exception,), "retry_backoff": True, "retry_backoff_max": 60, "max_retries": 5}
 
@@ -18,6 +18,12 @@ RETRY = {"autoretry_for": (Exception,), "retry_backoff": True, "retry_backoff_ma
 def forget_resume_task() -> dict:
     """Finish interrupted deletions and expire stale previews."""
     return forget_resume()
+
+
+@shared_task
+def previews_expire_task() -> int:
+    """Expire previews past their time, dropping their words (Celery beat runs it every minute)."""
+    return previews_expire()
 
 
 @worker_ready.connect
@@ -46,5 +52,6 @@ def derived_rebuild_task(
 
 @shared_task(bind=True, **RETRY)
 def vacuum_after_forget(self) -> list[str]:
-    """Reclaim the dead tuples an erasure leaves, so deleted content does not linger on disk."""
+    """Make the space of the rows an erasure deleted reusable (VACUUM) and let the WAL that recorded them
+    be recycled (CHECKPOINT, WAL switch). Their bytes stay on disk until overwritten; see maintenance."""
     return disk_reclaim()

@@ -168,6 +168,11 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "unacked_restore_interval": env.int("DELLM_TASK_RESTORE_INTERVAL", default=10),
     "unacked_restore_throttle": env.int("DELLM_TASK_RESTORE_THROTTLE", default=10),
 }
+# Periodic jobs (a worker started with --beat runs them): expired forget previews lose their words
+# within a minute. Without REDIS_URL there is no beat; previews are swept on every forget action instead.
+CELERY_BEAT_SCHEDULE = {
+    "forget-previews-expire": {"task": "provenance.tasks.previews_expire_task", "schedule": 60.0},
+}
 
 # --- REST API ---------------------------------------------------------------------------
 REST_FRAMEWORK = {
@@ -244,6 +249,7 @@ DELLM_SUMMARY_EVERY = env.int("DELLM_SUMMARY_EVERY", default=3)
 DELLM_SUMMARY_MAX_SOURCES = env.int("DELLM_SUMMARY_MAX_SOURCES", default=50)
 # Kinds of stored items that may enter a reply's context.
 DELLM_CONTEXT_KINDS = env.list("DELLM_CONTEXT_KINDS", default=["message", "fact", "summary"])
+
 
 # --- DeLLM: forgetting -----------------------------------------------------------------
 # Probabilities at or above which a chat message is taken for a request to forget (a preview) or asked

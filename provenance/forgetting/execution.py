@@ -3,15 +3,23 @@
 Crash-safe: the request and its audit record are committed *before* the wipe (``services``), the
 wipe is one transaction, and verification runs after it. A reply being generated while its context
 is deleted is refused when it is stored (the chat turn locks its context rows; the wipe locks them too).
+
+The confirmed set is recomputed under lock from what the request matches at that moment (a
+conversation's messages posted after the preview included), and the wipe removes exactly it: the node
+rows the database reports deleted, cascades included, must be the manifest's ids, or the whole wipe
+is rolled back and the request stays executing (resumable) with an error.
 """
 
 from __future__ import annotations
 
+import logging
 import time
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Q
 
+from dellm_site.ai.embedding import get_embedder
+from dellm_site.errors import ApplicationError
 from dellm_site.types import RequestId
 from memory.graph import context_ids
 from memory.models import DerivedStatus, Edge, Embedding, Fact, Node, NodeKind, Summary
@@ -20,14 +28,35 @@ from ..manifest import Manifest, RebuiltRecord
 from ..models import DeletionRequest, DeletionStatus
 from .audit import audit_wiped
 from .hooks import erasure_run
-from .matching import NAMING_REASONS
+from .matching import NAMING_REASONS, VECTOR_MODES, match_now
 from .planning import closure
 from .residue import residue_find, residue_tokens
 from .verification import rebuilds_finish, verification_scan
 
+logger = logging.getLogger(__name__)
 
-def _lock_closure(*, user, request: DeletionRequest) -> set[int]:
+
+def _match_late(*, user, request: DeletionRequest, vectors: list[list[float]] | None) -> None:
+    """Add to the request's M what it matches now and did not at its preview (marked ``late``)."""
+    named = {e["id"] for e in request.plan.get("matched", [])}
+    found = match_now(
+        user=user,
+        mode=request.mode,
+        query=request.working.get("target", ""),
+        conversation_id=request.plan.get("conversation"),
+        threshold=request.threshold,
+        since=request.created_at,
+        vectors=vectors,
+    )
+    request.plan["matched"] = [
+        *request.plan.get("matched", []),
+        *({"id": pk, "reason": m.reason, "late": True} for pk, m in sorted(found.items()) if pk not in named),
+    ]
+
+
+def _lock_closure(*, user, request: DeletionRequest, vectors: list[list[float]] | None = None) -> set[int]:
     """Lock every row to delete, growing the set until no reply committed meanwhile is missed."""
+    _match_late(user=user, request=request, vectors=vectors)
     locked: set[int] = set()
     target = (set(request.target_ids) | closure(user=user, request=request)) - set(request.kept)
     while True:
@@ -59,6 +88,38 @@ def nodes_delete(*, ids: set[int]) -> None:
     Node.objects.filter(pk__in=ids).delete()
 
 
+def node_rows_deleted() -> int:
+    """Node rows this transaction has deleted so far, as Postgres counts them (every statement and
+    cascade; needs ``track_counts``, on by default and required by autovacuum)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT coalesce(n_tup_del, 0) FROM pg_stat_xact_user_tables WHERE relid = %s::regclass",
+            [Node._meta.db_table],
+        )
+        return cursor.fetchone()[0]
+
+
+def _erase_exactly(*, user, ids: set[int], scope: tuple[str, int] | None) -> dict:
+    """Run the erasure and check that the rows it removed are exactly ``ids``; else roll it back, loudly."""
+    before = node_rows_deleted()
+    counts = erasure_run(user=user, node_ids=ids, scope=scope, wipe=lambda: _wipe(ids=ids))
+    removed = node_rows_deleted() - before
+    left = set(Node.objects.filter(pk__in=ids).values_list("pk", flat=True))
+    if removed != len(ids) or left:
+        logger.error(
+            "erasure removed %s node rows for a confirmed set of %s (%s left); rolled back",
+            removed,
+            len(ids),
+            len(left),
+        )
+        raise ApplicationError(
+            f"The deletion would have removed {removed} items, not the {len(ids)} it lists; nothing was deleted.",
+            code="deleted_rows_mismatch",
+            status=500,
+        )
+    return counts
+
+
 def _derived_to_rebuild(*, ids: set[int], named: set[int]) -> list[dict]:
     """Derived records in the confirmed set. An active one is rebuilt from its surviving sources
     (a summary that merely mentions the forgotten text still summarises the rest); one the user
@@ -76,25 +137,37 @@ def _derived_to_rebuild(*, ids: set[int], named: set[int]) -> list[dict]:
             status, reason = "dropped", "written by the user; not re-derived"
         else:
             status = "pending"
-        out.append({
-            "record": RebuiltRecord(
-                id=record.pk, kind=record.kind, status=status, version=record.version, reason=reason
-            ),
-            "sources": [s for s in sources[record.pk] if s not in ids],
-            "conversation": getattr(record, "conversation_id", None),
-        })
+        out.append(
+            {
+                "record": RebuiltRecord(
+                    id=record.pk, kind=record.kind, status=status, version=record.version, reason=reason
+                ),
+                "sources": [s for s in sources[record.pk] if s not in ids],
+                "conversation": getattr(record, "conversation_id", None),
+            }
+        )
     return out
+
+
+def _target_vectors(request_pk: RequestId) -> list[list[float]] | None:
+    """The vectors of a request in words' targets, to match what was stored since its preview."""
+    request = DeletionRequest.objects.filter(pk=request_pk).only("mode", "working").first()
+    if request is None or request.mode not in VECTOR_MODES:
+        return None
+    targets = [t for t in request.working.get("target", "").split("; ") if t.strip()]
+    return [[float(x) for x in v] for v in get_embedder().embed(targets)] if targets else None
 
 
 def execute(request_pk: RequestId) -> None:
     """Wipe the confirmed set of an executing request in one transaction, then queue the rebuilds."""
     started = time.monotonic()
+    vectors = _target_vectors(request_pk)  # outside the transaction: no row is locked while embedding
     with transaction.atomic():
         request = DeletionRequest.objects.select_for_update().get(pk=request_pk)
         if request.status != DeletionStatus.EXECUTING:
             return
         user = request.owner
-        ids = _lock_closure(user=user, request=request) if user is not None else set()
+        ids = _lock_closure(user=user, request=request, vectors=vectors) if user is not None else set()
         derived = _derived_to_rebuild(
             ids=ids, named={e["id"] for e in request.plan.get("matched", []) if e["reason"] in NAMING_REASONS}
         )
@@ -106,12 +179,14 @@ def execute(request_pk: RequestId) -> None:
             request.working["residue"] = residue_tokens(texts=[*request.working.get("terms", []), *texts])
         scope_id = request.plan.get("conversation")
         scope = ("conversation", scope_id) if request.mode == "conversation" and scope_id else None
-        counts = erasure_run(user=user, node_ids=ids, scope=scope, wipe=lambda: _wipe(ids=ids))
+        counts = _erase_exactly(user=user, ids=ids, scope=scope)
         # The user's other previews were planned before this wipe: their ids may be gone and their words
         # may be what is forgotten, so they end now (asked again, they are planned afresh).
-        for stale in DeletionRequest.objects.select_for_update().filter(
-            owner=user, status=DeletionStatus.PREVIEWED
-        ).exclude(pk=request.pk):
+        for stale in (
+            DeletionRequest.objects.select_for_update()
+            .filter(owner=user, status=DeletionStatus.PREVIEWED)
+            .exclude(pk=request.pk)
+        ):
             stale.expire()
         request.target_ids = sorted(ids)
         request.status = DeletionStatus.VERIFYING
@@ -121,7 +196,7 @@ def execute(request_pk: RequestId) -> None:
             rebuilt=[d["record"] for d in derived],
             timings={"wipe_ms": round((time.monotonic() - started) * 1000, 1)},
         ).to_dict()
-        request.save(update_fields=["target_ids", "status", "manifest", "working"])
+        request.save(update_fields=["plan", "target_ids", "status", "manifest", "working"])
         audit_wiped(request=request, counts=counts, ids=ids)
         transaction.on_commit(lambda: _after_wipe(request_pk=request.pk, derived=derived))
 
@@ -154,18 +229,25 @@ def rebuild_finished(*, request_pk: RequestId, old_id: int, entry: dict) -> None
             new_ids = manifest.rebuilt_ids
             if request.owner is not None and new_ids and manifest.verification is not None:
                 scan = verification_scan(
-                    user=request.owner, terms=request.working.get("terms", []),
-                    vectors=request.working.get("vectors", []), only=new_ids,
+                    user=request.owner,
+                    terms=request.working.get("terms", []),
+                    vectors=request.working.get("vectors", []),
+                    only=new_ids,
                 )
                 manifest.verification.rebuilt_residual_hits = scan["residual_hits"]
                 manifest.verification.residual_hits += scan["residual_hits"]
                 residue = residue_find(
-                    user=request.owner, tokens=request.working.get("residue", {}),
-                    vectors=request.working.get("vectors", []), only=new_ids,
+                    user=request.owner,
+                    tokens=request.working.get("residue", {}),
+                    vectors=request.working.get("vectors", []),
+                    only=new_ids,
                 )
                 listed = {e["id"] for e in manifest.verification.possible_residue}
                 manifest.verification.possible_residue += [
-                    e for e in residue["items"] if e["id"] not in listed and e["id"] not in scan["keyword_hits"]
+                    e
+                    for e in residue["items"]
+                    if e["id"] not in listed
+                    and e["id"] not in scan["keyword_hits"]
                     and e["id"] not in scan["semantic_hits"]
                 ]
             rebuilds_finish(request, manifest)

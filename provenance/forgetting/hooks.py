@@ -1,7 +1,9 @@
 """How apps above provenance take part in a deletion without provenance importing them.
 
 - A *scope* names a group of items the user can forget at once (the chat app registers
-  ``"conversation"``): ``resolve(user, scope_id) -> node ids``, raising NotFound for a foreign id.
+  ``"conversation"``): ``resolve(user, scope_id, lock) -> node ids``, raising NotFound for a foreign id.
+  The ids are every node the scope's own removal would take with it; with ``lock`` the resolver also
+  locks the scope until the transaction ends, so nothing is added to it while it is being wiped.
 - ``erasure_pending`` is sent inside the wipe's transaction, before the rows go, with ``user``,
   ``node_ids`` and ``scope`` (``(name, id)`` or None). A receiver may return a callable; it runs in
   the same transaction after the rows are deleted and returns counts to add to the manifest (e.g.
@@ -42,9 +44,9 @@ def scope_names() -> tuple[str, ...]:
     return tuple(sorted(_scopes))
 
 
-def scope_resolve(*, name: str, user: User, scope_id: AnyId) -> list[int]:
-    """The node ids in one scope of the user's (NotFound if it is not theirs)."""
-    return list(_scopes[name](user=user, scope_id=scope_id))
+def scope_resolve(*, name: str, user: User, scope_id: AnyId, lock: bool = False) -> list[int]:
+    """The node ids in one scope of the user's (NotFound if it is not theirs); ``lock`` holds the scope."""
+    return list(_scopes[name](user=user, scope_id=scope_id, lock=lock))
 
 
 def erasure_run(*, user: User, node_ids: set[int], scope: tuple[str, int] | None, wipe: Callable[[], dict]) -> dict:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from django.contrib.postgres.search import SearchQuery, SearchRank, SearchVector
@@ -75,7 +76,8 @@ def resolved_matches(
                 matched.setdefault(pk, found)
     related = [
         {"id": c.id, "score": c.score, "target": c.target, "why": related_why(c)}
-        for c in resolution.related if c.id not in matched
+        for c in resolution.related
+        if c.id not in matched
     ]
     return matched, related
 
@@ -120,3 +122,37 @@ def match(
     if mode in VECTOR_MODES:
         return resolved_matches(user=user, targets=[query], vectors=[query_vector], threshold=threshold)[0]
     raise ApplicationError(f"Unknown mode {mode!r}; use one of {', '.join(MODES)}.", code="invalid")
+
+
+def match_now(
+    *,
+    user: User,
+    mode: str,
+    query: str,
+    conversation_id: int | None,
+    threshold: float | None,
+    since: datetime,
+    vectors: list[list[float]] | None = None,
+) -> dict[int, Match]:
+    """What a request being confirmed matches *now*: a scope's current items (the scope locked, so
+    none is added until the wipe commits), or the items stored ``since`` its preview that its query
+    matches. Items older than the preview stay as the user saw them decided."""
+    if mode == "ids":
+        return {}
+    if mode == "conversation":
+        try:
+            ids = scope_resolve(name=mode, user=user, scope_id=conversation_id, lock=True)
+        except NotFound:  # removed meanwhile, with everything in it
+            return {}
+        return {pk: Match("conversation") for pk in ids}
+    if mode == "account":
+        return match(user=user, mode=mode)
+    if mode in VECTOR_MODES:
+        targets = [t for t in query.split("; ") if t.strip()]
+        if not targets or not vectors:
+            return {}
+        found = resolved_matches(user=user, targets=targets, vectors=vectors, threshold=threshold)[0]
+    else:
+        found = match(user=user, mode=mode, query=query)
+    recent = set(Node.objects.filter(pk__in=list(found), created_at__gte=since).values_list("pk", flat=True))
+    return {pk: m for pk, m in found.items() if pk in recent}

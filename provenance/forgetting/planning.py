@@ -2,16 +2,18 @@
 
 Strict by default: all of Dep(M) goes. The user may relax it in the preview (a taint depth k, or
 items to keep); the confirmed set is recomputed at execution so replies written meanwhile are not missed.
+A derived record (fact, summary) built only from items that go, goes too, whatever the depth: it
+holds nothing but their content.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from memory.models import Node, NodeKind
+from memory.models import Edge, Node, NodeKind
 
 from ..models import DeletionRequest
-from ..selectors import dep_explained
+from ..selectors import DepEntry, dep_explained
 from .matching import NAMING_REASONS, Match
 
 if TYPE_CHECKING:
@@ -39,9 +41,35 @@ def explanation(path: list[int], nodes: dict[int, Node]) -> str:
     return steps[0] + " in its context" + "".join(f", and {s}" for s in steps[1:])
 
 
+def derived_orphans(*, ids: set[int]) -> dict[int, int]:
+    """Derived records outside ``ids`` all of whose sources are in ``ids``, each with one of its sources."""
+    if not ids:
+        return {}
+    built = dict(
+        Edge.objects.filter(src_id__in=ids, dst__kind__in=DERIVED_KINDS)
+        .exclude(dst_id__in=ids)
+        .order_by("dst_id", "src_id")
+        .values_list("dst_id", "src_id")
+    )
+    backed = set(Edge.objects.filter(dst_id__in=list(built)).exclude(src_id__in=ids).values_list("dst_id", flat=True))
+    return {pk: source for pk, source in built.items() if pk not in backed}
+
+
+def dep_closed(
+    *, user: User, seeds: set[int], depth: int | None, kept: set[int] | frozenset[int] = frozenset()
+) -> dict[int, DepEntry]:
+    """Dep(M) within ``depth``, less what is kept, plus the derived records left with no other source."""
+    dep = {pk: e for pk, e in dep_explained(user=user, seeds=seeds, max_depth=depth).items() if pk not in kept}
+    for pk, source in derived_orphans(ids=set(dep)).items():
+        if pk not in kept:
+            via = dep[source]
+            dep[pk] = DepEntry(id=pk, depth=via.depth + 1, path=[*via.path, pk])
+    return dep
+
+
 def plan(*, user: User, matched: dict[int, Match], depth: int | None) -> dict:
     """The preview's content: matched, tainted (with shortest path and explanation), derived."""
-    dep = dep_explained(user=user, seeds=matched.keys(), max_depth=depth)
+    dep = dep_closed(user=user, seeds=set(matched), depth=depth)
     nodes = Node.objects.select_related("message").in_bulk(list(dep))
     out: dict = {"matched": [], "tainted": [], "derived": []}
     for pk, m in sorted(matched.items()):
@@ -68,7 +96,7 @@ def plan_ids(the_plan: dict) -> set[int]:
 
 
 def closure(*, user: User, request: DeletionRequest) -> set[int]:
-    """The confirmed set, as of now: Dep(M) (within the chosen depth) minus what the user keeps."""
+    """The confirmed set, as of now: Dep(M) (within the chosen depth) minus what the user keeps,
+    with the derived records that would be left with no source."""
     seeds = {e["id"] for e in request.plan.get("matched", [])}
-    members = set(dep_explained(user=user, seeds=seeds, max_depth=request.depth))
-    return members - set(request.kept)
+    return set(dep_closed(user=user, seeds=seeds, depth=request.depth, kept=set(request.kept)))

@@ -88,8 +88,25 @@ def request_targets(text: str) -> list[str]:
     return [gist]
 
 
+@transaction.atomic
+def previews_expire() -> int:
+    """Expire every preview past its time, anyone's, dropping its words; returns how many. Run every
+    minute by Celery beat where there are workers; without them (in-process tasks) on every preview,
+    confirmation and cancellation, at start-up and by ``manage.py forget_resume``. A preview locked
+    by its own confirmation right now is left to it."""
+    stale = DeletionRequest.objects.select_for_update(skip_locked=True).filter(
+        status=DeletionStatus.PREVIEWED, expires_at__lte=timezone.now()
+    )
+    count = 0
+    for request in stale:
+        request.expire()
+        count += 1
+    return count
+
+
 def forget_cancel(*, user: User, request_id: RequestId) -> None:
     """Abandon a preview: it can no longer be confirmed and its working text is dropped now."""
+    previews_expire()
     with transaction.atomic():
         request = deletion_request_get(user=user, request_id=request_id, lock=True)
         if request.status == DeletionStatus.PREVIEWED:
@@ -108,13 +125,13 @@ def forget_preview(
     conversation_id: int | None = None,
 ) -> DeletionRequest:
     """Plan a deletion and store it as a preview. Nothing is deleted."""
-    # The user's stale previews lose their working text now rather than at the next start-up.
-    for stale in DeletionRequest.objects.filter(
-        owner=user, status=DeletionStatus.PREVIEWED, expires_at__lte=timezone.now()
-    ):
-        stale.expire()
+    previews_expire()  # stale previews (anyone's) lose their words now, with or without a beat schedule
     query, threshold = _validate(
-        mode=mode, query=query, message_ids=message_ids, threshold=threshold, depth=depth,
+        mode=mode,
+        query=query,
+        message_ids=message_ids,
+        threshold=threshold,
+        depth=depth,
         conversation_id=conversation_id,
     )
     related: list[dict] = []
@@ -129,7 +146,11 @@ def forget_preview(
         query = "; ".join(targets)
     else:
         matched = match(
-            user=user, mode=mode, query=query, message_ids=message_ids, conversation_id=conversation_id,
+            user=user,
+            mode=mode,
+            query=query,
+            message_ids=message_ids,
+            conversation_id=conversation_id,
         )
     depth = None if depth is None else int(depth)
     started = time.monotonic()
@@ -155,6 +176,7 @@ def forget_confirm(
     """Execute a previewed deletion and return its manifest. ``add`` names possibly related items of
     the preview to forget as well (with everything built from them); ``keep`` spares tainted ones.
     Idempotent: confirming again returns the same manifest; an interrupted execution is resumed."""
+    previews_expire()
     expired = False
     with transaction.atomic():
         request = deletion_request_get(user=user, request_id=request_id, lock=True)
@@ -208,8 +230,4 @@ def forget_resume() -> dict:
     ).values_list("pk", flat=True):
         _run(request_pk)
         resumed.append(str(request_pk))
-    expired = 0
-    for request in DeletionRequest.objects.filter(status=DeletionStatus.PREVIEWED, expires_at__lte=timezone.now()):
-        request.expire()
-        expired += 1
-    return {"resumed": resumed, "expired": expired}
+    return {"resumed": resumed, "expired": previews_expire()}
