@@ -14,6 +14,7 @@ from chat.models import Message
 from dellm_site.errors import ApplicationError
 from memory.facts import facts_extract
 from memory.models import Embedding, Fact, Node
+from provenance.forgetting import intent
 from provenance.forgetting import services as forget
 from tests.conftest import app_env, say, start_web
 from tests.test_websocket import connect
@@ -185,3 +186,19 @@ def test_possibly_related_items_are_offered_and_can_be_added(user):
     manifest = forget.forget_confirm(user=user, request_id=preview.pk, add=[radiator])
     assert radiator in manifest["deleted_ids"] and not Message.objects.filter(pk=radiator).exists()
     assert Message.objects.filter(pk=ids["I work as a sous-chef."]).exists()
+
+
+def test_a_request_with_no_readable_target_is_resolved_by_its_gist(user):
+    """Nothing stands where requests usually put their target; what the message is about still finds it."""
+    _statements(user)
+    say(user, services.conversation_create(user=user), "My crush is Mathis from the pottery studio.")
+    preview = forget.forget_preview(
+        user=user, mode="natural", query="the Mathis thing is embarrassing, don't keep it pls"
+    )
+    matched = Node.objects.filter(pk__in=[m["id"] for m in preview.plan["matched"]], kind="message")
+    assert [m.content for m in matched if m.message.role == "user"] == ["My crush is Mathis from the pottery studio."]
+
+
+def test_asking_what_is_remembered_is_never_a_request():
+    for text in ("What is stored about me right now? just curious", "Your memory is worse than my grandpa's honestly"):
+        assert intent.intent_detect(text).outcome == "none", text
