@@ -261,6 +261,9 @@
     if (article && !(window.DeLLMForget && window.DeLLMForget.isOpen())) showInfluence(article);
   });
   document.getElementById("influence-close").addEventListener("click", closeInfluence);
+  document.addEventListener("keydown", (event) => {
+    if (event.key === "Escape" && !panel.hidden) closeInfluence();
+  });
   document.addEventListener("dellm:forget-open", closeInfluence);
   document.addEventListener("dellm:conversation-deleted", () => {
     // The page's conversation is gone: stop writing to it.
@@ -269,5 +272,6 @@
     disabled = true;
   });
   sendButton.disabled = true;
+  if (!list.querySelector(".message")) input.focus(); // a new conversation: ready to type
   connect();
 })();
