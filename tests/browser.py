@@ -185,3 +185,21 @@ def assert_in_view(page, locator, timeout: float = 3.0) -> None:
             break
         time.sleep(0.1)
     assert inside, (str(locator), box, size)
+
+
+AXE = Path(__file__).resolve().parent.parent / "static/vendor/axe-core-4.11.0/axe.min.js"
+
+
+def serious_a11y_violations(page) -> list[str]:
+    """Run the vendored axe-core on the page (WCAG 2.1 A and AA rules); the serious and critical violations,
+    one line each with the offending elements."""
+    if not page.evaluate("() => Boolean(window.axe)"):
+        page.add_script_tag(path=str(AXE))
+    result = page.evaluate(
+        "() => axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']}})"
+    )
+    return [
+        f"{v['id']} ({v['impact']}): {v['help']} at " + ", ".join(" ".join(n["target"]) for n in v["nodes"][:5])
+        for v in result["violations"]
+        if v["impact"] in ("serious", "critical")
+    ]
