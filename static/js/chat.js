@@ -189,15 +189,23 @@
   });
 
   // Influence panel: what a message was built from, and everything it influenced.
+  const KIND_LABELS = { user: "Your message", assistant: "Reply", fact: "Fact", summary: "Summary" };
+
+  function plural(n, word, many) {
+    return n + " " + (n === 1 ? word : many || word + "s");
+  }
+
   function itemLine(id, items, extra) {
     const li = document.createElement("li");
+    li.dataset.id = id;
     const info = items[id] || {};
     const label = document.createElement("a");
-    label.href = info.conversation ? "/c/" + info.conversation + "/#m" + id : "#";
-    label.textContent = "#" + id + " " + (info.role || info.kind || "");
+    label.href = info.conversation ? "/c/" + info.conversation + "/#m" + id : "/memory/";
+    label.title = "Item #" + id;
+    label.textContent = KIND_LABELS[info.role || info.kind] || "Item";
     const excerpt = document.createElement("span");
     excerpt.className = "excerpt";
-    excerpt.textContent = info.excerpt || "";
+    excerpt.textContent = info.excerpt ? "“" + info.excerpt + "”" : "";
     li.append(label, " ", excerpt);
     if (extra) li.append(extra);
     return li;
@@ -218,19 +226,24 @@
     if (!response.ok) { body.textContent = data.detail || "Could not load."; return; }
     const items = data.items || {};
     const ctxTitle = document.createElement("h3");
-    ctxTitle.textContent = "Built from (" + data.context.length + ")";
+    // As the reply's badge counts: its context is the question plus the stored items retrieved for it.
+    ctxTitle.textContent = article.classList.contains("assistant") && data.context.length
+      ? "Written with your question and " + plural(data.context.length - 1, "stored item") + " in view"
+      : "Built from";
     const ctx = document.createElement("ul");
     ctx.className = "context-list";
     data.context.forEach((cid) => ctx.appendChild(itemLine(cid, items)));
     if (!data.context.length) ctx.innerHTML = '<li class="muted">Nothing: this message was written by you.</li>';
     const infTitle = document.createElement("h3");
-    infTitle.textContent = "Influenced (" + data.influenced.length + ")";
+    infTitle.textContent = "Later used by " + plural(data.influenced.length, "item");
     const inf = document.createElement("ul");
     inf.className = "influenced-list";
     data.influenced.forEach((entry) => {
-      const path = document.createElement("div");
+      const path = document.createElement("details");
       path.className = "path";
-      path.textContent = (entry.depth === 1 ? "directly" : "depth " + entry.depth) + ": " + entry.path.map((p) => "#" + p).join(" → ");
+      const summary = document.createElement("summary");
+      summary.textContent = entry.depth === 1 ? "Used it directly" : "Used it through " + plural(entry.depth - 1, "other item");
+      path.append(summary, "Path: " + entry.path.map((p) => "#" + p).join(" → "));
       inf.appendChild(itemLine(entry.id, items, path));
     });
     if (!data.influenced.length) inf.innerHTML = '<li class="muted">No later message used it.</li>';
