@@ -101,6 +101,20 @@ def test_chat_fits_a_laptop_and_a_phone(live_app, chromium):
         page.locator("#sidebar-toggle").click()
         expect(new).to_be_visible()
 
+        # Revoking a token asks first; saying no keeps it.
+        page.goto(base + "/account/")
+        page.locator("#token-name").fill("my phone")
+        page.locator("#create-token").click()
+        revoke = page.locator("tr", has_text="my phone").get_by_role("button", name="Revoke")
+        asked = []
+        page.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.dismiss()))
+        revoke.click()
+        expect(revoke).to_be_visible()
+        assert asked and "my phone" in asked[0], asked
+        page.once("dialog", lambda dialog: dialog.accept())
+        revoke.click()
+        expect(page.locator("tr", has_text="my phone")).to_contain_text("revoked")
+
         # Every other page fits both sizes.
         for path in ("/memory/", "/forget/history/", "/account/"):
             for name, size in (("wide", WIDE), ("phone", PHONE)):

@@ -1,5 +1,6 @@
 // DeLLM page chrome on every page: the folding menu of narrow screens, the conversation sidebar
-// (collapsed on wide screens, an overlay on narrow ones), and Escape to close whichever is open.
+// (collapsed on wide screens, an overlay on narrow ones), Escape to close whichever is open, and a
+// confirmation before a form that cannot be undone.
 (function () {
   "use strict";
   const narrow = window.matchMedia("(max-width: 760px)");
@@ -45,6 +46,13 @@
       sidebarToggle.setAttribute("aria-expanded", String(sidebarShown()));
     });
   }
+
+  // Forms that undo something at once (revoking a token) ask first.
+  document.querySelectorAll("form[data-confirm]").forEach((form) => {
+    form.addEventListener("submit", (event) => {
+      if (!window.confirm(form.dataset.confirm)) event.preventDefault();
+    });
+  });
 
   document.addEventListener("keydown", (event) => {
     if (event.key !== "Escape") return;
