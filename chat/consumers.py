@@ -1,13 +1,16 @@
 """WebSocket chat: ``ws/chat/<conversation_id>/``. The client sends ``{"type": "message", "content"}``,
-``{"type": "forget_confirm", "request_id", "keep"?}`` or ``{"type": "history", "after"?}``; the server answers
+``{"type": "forget_confirm", "request_id", "keep"?}``, ``{"type": "history", "after"?}`` or ``{"type": "stop"}`` (end
+the reply being streamed; it is stored as far as it got); the server answers
 with ``user_message``, ``token``..., ``reply`` (or ``forget_preview``, ``forget_done``, ``history``) frames, and
 ``{"type": "error", "code", "detail"}``. A turn goes on when its client leaves: a client that comes back asks
 for the ``history`` after the last message it saw."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
+import threading
 
 from asgiref.sync import ThreadSensitiveContext
 from channels.db import database_sync_to_async
@@ -24,6 +27,9 @@ from .streaming import error_frame, turn_start
 
 logger = logging.getLogger(__name__)
 
+# Strong references to the tasks relaying a turn's frames to its socket.
+_relays: set[asyncio.Future] = set()
+
 CLOSE_UNAUTHENTICATED = 4401
 CLOSE_NOT_FOUND = 4404
 
@@ -33,6 +39,7 @@ class ChatConsumer(AsyncWebsocketConsumer):
     (see ``streaming``), and this socket's other database work in a thread of the socket's own."""
 
     gone = False  # the client has left
+    turn_stop: threading.Event | None = None  # set to end the reply being streamed
 
     async def __call__(self, scope, receive, send):
         async with ThreadSensitiveContext():  # one socket's ORM calls never queue behind another's
@@ -83,9 +90,10 @@ class ChatConsumer(AsyncWebsocketConsumer):
             "forget_review": self.review_forget,
             "forget_confirm": self.confirm_forget,
             "history": self.send_history,
+            "stop": self.stop_reply,
         }.get(frame.get("type"))
         if handler is None:
-            kinds = "'message', 'forget_review', 'forget_confirm' or 'history'"
+            kinds = "'message', 'forget_review', 'forget_confirm', 'history' or 'stop'"
             await self.send_error("unknown_type", f"Unknown frame type {frame.get('type')!r}; send {kinds}.")
             return
         try:
@@ -102,15 +110,28 @@ class ChatConsumer(AsyncWebsocketConsumer):
         if intent not in (None, "answer"):
             await self.send_error("invalid", "intent must be 'answer' when given.")
             return
+        self.turn_stop = threading.Event()
         frames = turn_start(
             user=self.user,
             conversation_id=self.conversation.pk,
             content=frame.get("content"),
             answer=intent == "answer",
+            stop=self.turn_stop,
         )
+        # Relayed from a task of its own, so a "stop" frame is read while the reply streams.
+        relay = asyncio.ensure_future(self._relay(frames))
+        _relays.add(relay)
+        relay.add_done_callback(_relays.discard)
+
+    async def _relay(self, frames: asyncio.Queue[dict | None]) -> None:
         while (out := await frames.get()) is not None:
             if not await self.send_json(out):
                 return  # the client has left; the turn finishes without it
+
+    async def stop_reply(self, frame: dict) -> None:
+        """``{"type": "stop"}``: end the reply being streamed; it is stored as far as it got."""
+        if self.turn_stop is not None:
+            self.turn_stop.set()
 
     async def send_history(self, frame: dict) -> None:
         """``{"type": "history", "after"?: id}`` -> ``{"type": "history", "messages"}``: the conversation's

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 from typing import TYPE_CHECKING
 
 from channels.db import database_sync_to_async
@@ -43,9 +44,12 @@ def event_frame(event: turns.ChatEvent) -> dict:
     return {"type": event.type, "message": message}
 
 
-def turn_start(*, user: User, conversation_id: AnyId, content: object, answer: bool) -> asyncio.Queue[dict | None]:
+def turn_start(
+    *, user: User, conversation_id: AnyId, content: object, answer: bool, stop: threading.Event | None = None
+) -> asyncio.Queue[dict | None]:
     """Start one chat turn in a worker thread; its frames arrive on the returned queue (an error frame if
-    it fails), then None. Nothing that happens to the reader (a closed socket, a cancelled consumer) stops it."""
+    it fails), then None. Nothing that happens to the reader (a closed socket, a cancelled consumer) stops it;
+    only ``stop``, set when the user asks, ends the reply early (it is stored as far as it got)."""
     loop = asyncio.get_running_loop()
     frames: asyncio.Queue[dict | None] = asyncio.Queue()
 
@@ -58,7 +62,7 @@ def turn_start(*, user: User, conversation_id: AnyId, content: object, answer: b
     def run() -> None:
         try:
             for event in turns.message_post_stream(
-                user=user, conversation_id=conversation_id, content=content, answer=answer
+                user=user, conversation_id=conversation_id, content=content, answer=answer, stop=stop
             ):
                 put(event_frame(event))
         except ApplicationError as exc:

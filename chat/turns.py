@@ -11,6 +11,7 @@ goes through ``message_post_stream``.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -37,6 +38,9 @@ from provenance.selectors import preview_data
 from .models import Conversation, Message, Role
 from .selectors import conversation_get
 from .services import conversation_title_from
+
+# What a reply says when it was stopped before its first word.
+STOPPED_EMPTY = "(Stopped before any reply was written.)"
 
 if TYPE_CHECKING:
     from dellm_site.types import User
@@ -139,12 +143,13 @@ def _recognise(*, user, content: str, vector) -> ChatEvent | None:
 
 
 def message_post_stream(
-    *, user: User, conversation_id: AnyId, content: object, answer: bool = False
+    *, user: User, conversation_id: AnyId, content: object, answer: bool = False, stop: threading.Event | None = None
 ) -> Iterator[ChatEvent]:
     """Post a user message and stream the reply. Stores the user message first, retrieves the
     context, streams the LLM's answer, then stores the reply and one edge from every context
     item (the user message included) in one transaction. ``answer``: the user said this message is
-    not a request to forget (after a ``forget_question``), so it is answered without asking again."""
+    not a request to forget (after a ``forget_question``), so it is answered without asking again. ``stop``:
+    once set, the LLM's stream is left and the reply is stored as far as it got (with its context edges)."""
     content = message_validate(content=content)
     conversation = conversation_get(user=user, conversation_id=conversation_id)
     vector = get_embedder().embed_one(content)  # once: for recognition and for retrieval
@@ -160,11 +165,14 @@ def message_post_stream(
     prompt = Prompt(question=content, context=[item.node.content for item in retrieved])
     pieces: list[str] = []
     for delta in get_llm().stream(prompt):
+        if stop is not None and stop.is_set():
+            break
         pieces.append(delta)
         yield ChatEvent(type="token", delta=delta)
 
     context_ids = [user_message.pk, *(item.node.pk for item in retrieved)]
-    reply = _reply_store(user=user, conversation=conversation, content="".join(pieces).strip(), context_ids=context_ids)
+    text = "".join(pieces).strip() or STOPPED_EMPTY
+    reply = _reply_store(user=user, conversation=conversation, content=text, context_ids=context_ids)
     yield ChatEvent(
         type="reply",
         message=reply,

@@ -13,8 +13,10 @@ from . import selectors, services
 from .serializers import messages_serialize
 
 
-@login_required
 def home(request):
+    """The latest conversation for a signed-in user; for a visitor, what DeLLM is."""
+    if not request.user.is_authenticated:
+        return render(request, "landing.html")
     latest = selectors.conversation_list(user=request.user).first()
     if latest is None:
         return render(request, "chat/chat.html", {"conversations": [], "conversation": None, "messages": []})

@@ -147,3 +147,59 @@ def say(page, text: str, replies: int, timeout: int = REPLY_TIMEOUT_MS):
     expect(page.locator("article.message.assistant[data-id]:not(.streaming)")).to_have_count(replies, timeout=timeout)
     expect(page.locator("#send")).to_be_enabled()
     return page.locator("article.message.user", has_text=text).last
+
+
+WIDE = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
+
+
+def screenshot(page, name: str) -> Path:
+    """Save a screenshot of what the window shows under test-artifacts/ (kept whether the test passes or not)."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    page.screenshot(path=str(path))
+    return path
+
+
+def assert_no_horizontal_scroll(page) -> None:
+    """The page is no wider than the window."""
+    widths = page.evaluate(
+        "() => ({page: document.documentElement.scrollWidth, body: document.body.scrollWidth, window: innerWidth})"
+    )
+    assert widths["page"] <= widths["window"] and widths["body"] <= widths["window"], (page.url, widths)
+
+
+def assert_in_view(page, locator, timeout: float = 3.0) -> None:
+    """``locator`` is visible and wholly inside the window, without scrolling (once any slide-in has ended)."""
+    from playwright.sync_api import expect
+
+    expect(locator).to_be_visible()
+    size = page.viewport_size
+    deadline = time.monotonic() + timeout
+    while True:
+        box = locator.bounding_box()
+        assert box is not None, locator
+        inside = box["x"] >= 0 and box["y"] >= 0 and box["x"] + box["width"] <= size["width"] + 0.5
+        inside = inside and box["y"] + box["height"] <= size["height"] + 0.5
+        if inside or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
+    assert inside, (str(locator), box, size)
+
+
+AXE = Path(__file__).resolve().parent.parent / "static/vendor/axe-core-4.11.0/axe.min.js"
+
+
+def serious_a11y_violations(page) -> list[str]:
+    """Run the vendored axe-core on the page (WCAG 2.1 A and AA rules); the serious and critical violations,
+    one line each with the offending elements."""
+    if not page.evaluate("() => Boolean(window.axe)"):
+        page.add_script_tag(path=str(AXE))
+    result = page.evaluate(
+        "() => axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']}})"
+    )
+    return [
+        f"{v['id']} ({v['impact']}): {v['help']} at " + ", ".join(" ".join(n["target"]) for n in v["nodes"][:5])
+        for v in result["violations"]
+        if v["impact"] in ("serious", "critical")
+    ]

@@ -73,8 +73,10 @@ def test_remember_recall_and_trace_influence(live_app, chromium):
         expect(panel).to_be_visible()
         expect(panel.locator("#influence-title")).to_have_text(f"#{lisbon_id}")
         expect(panel.locator(".context-list")).to_be_visible()
-        influenced = panel.locator(".influenced-list li a")
-        expect(influenced.filter(has_text=re.compile(rf"^#{answer_id}\b"))).to_have_count(1)
+        influenced = panel.locator(f'.influenced-list li[data-id="{answer_id}"]')
+        expect(influenced).to_have_count(1)
+        expect(influenced.locator("a")).to_have_text("Reply")  # said in words; the id is in Details
+        expect(influenced.locator(".excerpt")).to_contain_text("Lisbon")
         expect(statement).to_have_class(re.compile(r"\bselected\b"))
 
         assert not seen["errors"], f"uncaught errors in the page: {seen['errors']}"

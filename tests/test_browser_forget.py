@@ -60,7 +60,10 @@ def test_forget_from_the_chat_composer(live_app, chromium):
         # Tainted: replies that used it, each with its explanation and path, kept unchecked (strict).
         tainted = panel.locator(".forget-item.tainted")
         expect(tainted.first).to_be_visible()
-        expect(tainted.locator(".explanation").filter(has_text=" used ").first).to_be_visible()
+        expect(tainted.locator(".explanation").filter(has_text="in view").first).to_be_visible()
+        expect(tainted.first.locator(".explanation")).to_contain_text("“I live in Lisbon.”")
+        expect(tainted.first.locator(".tech-explanation")).to_contain_text(" used ")  # behind "Details"
+        expect(tainted.first.locator(".tech-explanation")).to_be_hidden()
         expect(tainted.first.locator(".path")).to_contain_text("→")
         expect(tainted.locator("input.keep-box:checked")).to_have_count(0)
         # The answer on this page is highlighted in place; the question is not.
@@ -75,8 +78,13 @@ def test_forget_from_the_chat_composer(live_app, chromium):
         expect(panel.locator("#forget-counts")).to_contain_text("1 kept")
         tainted.first.locator("input.keep-box").uncheck()
         expect(panel.locator("#forget-warning")).to_be_hidden()
-        panel.locator("#forget-depth").select_option("1")
-        expect(panel.locator("#forget-warning")).to_contain_text("within 1 step")
+        # Here every item that used it did so directly: limiting the depth to 1 changes nothing, so no warning.
+        counts = panel.locator("#forget-counts").text_content()
+        with page.expect_response(lambda r: r.url.endswith("/api/forget/preview/")):
+            panel.locator("#forget-depth").select_option("1")
+        expect(panel.locator("#forget-status")).to_be_empty()
+        expect(panel.locator("#forget-counts")).to_have_text(counts)
+        expect(panel.locator("#forget-warning")).to_be_hidden()
         panel.locator("#forget-depth").select_option("")
         expect(panel.locator("#forget-warning")).to_be_hidden()
         expect(panel.locator(f'.forget-item.matched[data-id="{lisbon_id}"]')).to_have_count(1)

@@ -111,7 +111,7 @@ def test_memory_page_correct_and_erase_facts(live_app, chromium):
         expect(panel.locator("#forget-items")).to_contain_text("will be erased, not rebuilt")
         tainted = panel.locator(".forget-item.tainted")
         for i in range(tainted.count()):  # replies that used the fact, each explained
-            expect(tainted.nth(i).locator(".explanation")).to_contain_text(f"used fact {sheldon_fact_id}")
+            expect(tainted.nth(i).locator(".tech-explanation")).to_contain_text(f"used fact {sheldon_fact_id}")
         # Nothing is deleted before confirming.
         expect(fact(page, "Has a tortoise called Sheldon.")).to_have_count(1)
         panel.locator("#forget-confirm").click()

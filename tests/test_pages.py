@@ -37,8 +37,11 @@ def test_chat_page_lists_messages_and_hides_others(client, user, other_user):
     assert page.status_code == 404 and b"Lisbon" not in page.content
 
 
-def test_anonymous_is_sent_to_login(client):
-    assert client.get("/").status_code == 302
+def test_visitor_sees_what_dellm_is_then_logs_in(client):
+    page = client.get("/")
+    assert page.status_code == 200 and b"forgets on request" in page.content
+    assert b'href="/accounts/signup/"' in page.content and b'href="/accounts/login/"' in page.content
+    assert client.get("/memory/").status_code == 302
     assert client.get("/accounts/login/").status_code == 200
 
 

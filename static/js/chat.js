@@ -9,11 +9,19 @@
   const form = document.getElementById("composer");
   const input = document.getElementById("composer-input");
   const sendButton = document.getElementById("send");
+  const stopButton = document.getElementById("stop");
   const statusLine = document.getElementById("status");
   const panel = document.getElementById("influence");
   let socket = null;
   let pending = null; // the assistant bubble being streamed
   let disabled = false; // the conversation was deleted while this page was open
+
+  // While a reply streams, Stop takes Send's place.
+  function streaming(on) {
+    stopButton.hidden = !on;
+    sendButton.hidden = on;
+    if (on) stopButton.disabled = false;
+  }
 
   function setStatus(text, isError) {
     statusLine.textContent = text || "";
@@ -48,7 +56,7 @@
     button.title = "Forget this message and everything that used it";
     button.setAttribute("aria-label", "Forget message #" + id);
     button.textContent = "Forget";
-    actions.appendChild(button);
+    actions.append(copyAction(), " ", button);
     return actions;
   }
 
@@ -73,7 +81,23 @@
       meta.append(" ", used);
     }
     meta.append(" ", forgetAction(message.id));
-    article.querySelector(".content").textContent = message.content;
+    showContent(article, message.content);
+  }
+
+  // A reply's Markdown is rendered (safely); what the user typed is shown as typed.
+  function showContent(article, text) {
+    const content = article.querySelector(".content");
+    content.dataset.raw = text;
+    if (article.classList.contains("assistant") && window.DeLLMMarkdown) window.DeLLMMarkdown.render(content, text);
+    else content.textContent = text;
+  }
+
+  function copyAction() {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "link msg-copy";
+    button.textContent = "Copy";
+    return button;
   }
 
   // The newest message on the page: a socket opened again asks for what was stored after it.
@@ -93,6 +117,7 @@
       reconnecting = true;
     });
     socket.addEventListener("close", () => {
+      streaming(false);
       sendButton.disabled = true;
       if (disabled) return;
       setStatus("Disconnected; reconnecting…", true);
@@ -103,6 +128,7 @@
       if (frame.type === "user_message") {
         bubble(frame.message, false);
         pending = bubble(null, true);
+        streaming(true);
       } else if (frame.type === "token") {
         if (!pending) pending = bubble(null, true);
         pending.querySelector(".content").textContent += frame.delta;
@@ -111,6 +137,7 @@
         if (!pending) pending = bubble(null, true);
         fill(pending, frame.message);
         pending = null;
+        streaming(false);
         sendButton.disabled = false;
         setStatus("");
       } else if (frame.type === "forget_preview") {
@@ -128,12 +155,14 @@
       } else if (frame.type === "history") {
         // What was stored while this page was disconnected: a reply the server finished without it.
         if (pending) { pending.remove(); pending = null; }
+        streaming(false);
         frame.messages.forEach((message) => { if (!document.getElementById("m" + message.id)) bubble(message, false); });
       } else if (frame.type === "forget_done") {
         sendButton.disabled = false;
         if (window.DeLLMForget) window.DeLLMForget.showManifest(frame.manifest);
       } else if (frame.type === "error") {
         if (pending) { pending.remove(); pending = null; }
+        streaming(false);
         sendButton.disabled = false;
         setStatus(frame.detail || "Something went wrong.", true);
       }
@@ -184,20 +213,34 @@
     sendButton.disabled = true;
     setStatus("Thinking…");
   });
+  stopButton.addEventListener("click", () => {
+    if (!socket || socket.readyState !== WebSocket.OPEN) return;
+    socket.send(JSON.stringify({ type: "stop" }));
+    stopButton.disabled = true;
+    setStatus("Stopping…");
+  });
   input.addEventListener("keydown", (event) => {
     if (event.key === "Enter" && !event.shiftKey) { event.preventDefault(); form.requestSubmit(); }
   });
 
   // Influence panel: what a message was built from, and everything it influenced.
+  const KIND_LABELS = { user: "Your message", assistant: "Reply", fact: "Fact", summary: "Summary" };
+
+  function plural(n, word, many) {
+    return n + " " + (n === 1 ? word : many || word + "s");
+  }
+
   function itemLine(id, items, extra) {
     const li = document.createElement("li");
+    li.dataset.id = id;
     const info = items[id] || {};
     const label = document.createElement("a");
-    label.href = info.conversation ? "/c/" + info.conversation + "/#m" + id : "#";
-    label.textContent = "#" + id + " " + (info.role || info.kind || "");
+    label.href = info.conversation ? "/c/" + info.conversation + "/#m" + id : "/memory/";
+    label.title = "Item #" + id;
+    label.textContent = KIND_LABELS[info.role || info.kind] || "Item";
     const excerpt = document.createElement("span");
     excerpt.className = "excerpt";
-    excerpt.textContent = info.excerpt || "";
+    excerpt.textContent = info.excerpt ? "“" + info.excerpt + "”" : "";
     li.append(label, " ", excerpt);
     if (extra) li.append(extra);
     return li;
@@ -218,19 +261,24 @@
     if (!response.ok) { body.textContent = data.detail || "Could not load."; return; }
     const items = data.items || {};
     const ctxTitle = document.createElement("h3");
-    ctxTitle.textContent = "Built from (" + data.context.length + ")";
+    // As the reply's badge counts: its context is the question plus the stored items retrieved for it.
+    ctxTitle.textContent = article.classList.contains("assistant") && data.context.length
+      ? "Written with your question and " + plural(data.context.length - 1, "stored item") + " in view"
+      : "Built from";
     const ctx = document.createElement("ul");
     ctx.className = "context-list";
     data.context.forEach((cid) => ctx.appendChild(itemLine(cid, items)));
     if (!data.context.length) ctx.innerHTML = '<li class="muted">Nothing: this message was written by you.</li>';
     const infTitle = document.createElement("h3");
-    infTitle.textContent = "Influenced (" + data.influenced.length + ")";
+    infTitle.textContent = "Later used by " + plural(data.influenced.length, "item");
     const inf = document.createElement("ul");
     inf.className = "influenced-list";
     data.influenced.forEach((entry) => {
-      const path = document.createElement("div");
+      const path = document.createElement("details");
       path.className = "path";
-      path.textContent = (entry.depth === 1 ? "directly" : "depth " + entry.depth) + ": " + entry.path.map((p) => "#" + p).join(" → ");
+      const summary = document.createElement("summary");
+      summary.textContent = entry.depth === 1 ? "Used it directly" : "Used it through " + plural(entry.depth - 1, "other item");
+      path.append(summary, "Path: " + entry.path.map((p) => "#" + p).join(" → "));
       inf.appendChild(itemLine(entry.id, items, path));
     });
     if (!data.influenced.length) inf.innerHTML = '<li class="muted">No later message used it.</li>';
@@ -242,12 +290,24 @@
     });
   }
 
+  async function copyMessage(article) {
+    const content = article.querySelector(".content");
+    try {
+      await navigator.clipboard.writeText(content.dataset.raw || content.textContent);
+      setStatus("Copied.");
+    } catch (e) {
+      setStatus("Could not copy: your browser did not allow it.", true);
+    }
+  }
+
   function closeInfluence() {
     panel.hidden = true;
     document.querySelectorAll(".message.selected, .message.influenced").forEach((m) => m.classList.remove("selected", "influenced"));
   }
 
   list.addEventListener("click", (event) => {
+    const copy = event.target.closest(".msg-copy");
+    if (copy) { copyMessage(copy.closest(".message")); return; }
     if (event.target.closest(".msg-actions")) return; // the Forget action is handled by forget.js
     const article = event.target.closest(".message");
     if (!article) return;
@@ -261,6 +321,9 @@
     if (article && !(window.DeLLMForget && window.DeLLMForget.isOpen())) showInfluence(article);
   });
   document.getElementById("influence-close").addEventListener("click", closeInfluence);
+  document.addEventListener("keydown", (event) => {
+    if (event.key === "Escape" && !panel.hidden) closeInfluence();
+  });
   document.addEventListener("dellm:forget-open", closeInfluence);
   document.addEventListener("dellm:conversation-deleted", () => {
     // The page's conversation is gone: stop writing to it.
@@ -268,6 +331,10 @@
     sendButton.disabled = true;
     disabled = true;
   });
+  list.querySelectorAll(".message").forEach((article) => {
+    showContent(article, article.querySelector(".content").textContent);
+  });
   sendButton.disabled = true;
+  if (!list.querySelector(".message")) input.focus(); // a new conversation: ready to type
   connect();
 })();

@@ -59,6 +59,42 @@
     return n + " " + (n === 1 ? word : many || word + "s");
   }
 
+  // A short quoted excerpt, for explanations a person can read at a glance.
+  function quoted(text) {
+    if (!text) return "something you are forgetting";
+    const one = text.replace(/\s+/g, " ").trim();
+    return "“" + (one.length > 70 ? one.slice(0, 69).trimEnd() + "…" : one) + "”";
+  }
+
+  function sourceNoun(entry) {
+    if (!entry) return "";
+    if (entry.role === "user") return "your message ";
+    if (entry.role === "assistant") return "the reply ";
+    if (entry.kind === "fact") return "the fact ";
+    if (entry.kind === "summary") return "the summary ";
+    return "";
+  }
+
+  // Why a tainted item goes, in words: the item it used directly, quoted.
+  function plainExplanation(entry, byId) {
+    const parent = byId.get(entry.path[entry.path.length - 2]);
+    const what = sourceNoun(parent) + quoted(parent && parent.excerpt);
+    let text;
+    if (entry.kind === "fact") text = "This fact was taken from " + what + ".";
+    else if (entry.kind === "summary") text = "This summary was built from " + what + ".";
+    else if (entry.role === "assistant") text = "This reply was written with " + what + " in view.";
+    else text = "This message used " + what + ".";
+    if (entry.depth > 1) text += " That goes back, " + plural(entry.depth, "step") + " away, to what you asked to forget.";
+    return text;
+  }
+
+  function details(lines) {
+    const box = el("details", "item-details");
+    box.appendChild(el("summary", null, "Details"));
+    lines.forEach(([className, text]) => box.appendChild(el("div", className, text)));
+    return box;
+  }
+
   function setStatus(text, kind) {
     els.status.textContent = text || "";
     els.status.className = "forget-status" + (kind ? " " + kind : "");
@@ -69,7 +105,7 @@
     if (id === currentConversation) return "This conversation";
     const link = document.querySelector('.conversations li[data-conversation="' + id + '"] a');
     const title = link ? link.textContent.trim() : "";
-    return title && title !== "New conversation" ? "“" + title + "”" : "Conversation " + id;
+    return "Conversation: " + (title && title !== "New conversation" ? title : "untitled (no. " + id + ")");
   }
 
   function clearChatStatus() {
@@ -221,18 +257,16 @@
     return label;
   }
 
-  function itemNode(entry, kind) {
+  function itemNode(entry, kind, byId) {
     const li = el("li", "forget-item " + kind);
     li.dataset.id = entry.id;
     const head = el("div", "item-head");
-    head.appendChild(el("span", "badge " + kind, kind));
+    head.appendChild(el("span", "badge " + kind, kind === "matched" ? "matches" : "used it"));
     const link = el(entry.conversation ? "a" : "span", "item-id", "#" + entry.id);
     if (entry.conversation) link.href = "/c/" + entry.conversation + "/#m" + entry.id;
     head.append(" ", link, " ", el("span", "item-role", entry.role === "user" ? "You" : entry.role === "assistant" ? "Assistant" : (entry.kind || "item")));
     if (kind === "matched") {
-      let reason = REASONS[entry.reason] || entry.reason;
-      if (entry.score !== undefined && entry.score !== null) reason += " · score " + Number(entry.score).toFixed(2);
-      head.append(" ", el("span", "reason", reason));
+      head.append(" ", el("span", "reason", REASONS[entry.reason] || entry.reason));
     } else {
       head.append(" ", el("span", "depth-tag", entry.depth === 1 ? "directly" : entry.depth + " steps away"));
       head.append(" ", choiceBox(li, entry.id, { set: state.keep, label: "keep", boxClass: "keep-box",
@@ -241,11 +275,18 @@
     li.appendChild(head);
     li.appendChild(el("div", "excerpt", entry.excerpt === null || entry.excerpt === undefined ? "(no longer stored)" : entry.excerpt));
     if (kind === "tainted") {
-      li.appendChild(el("div", "explanation", entry.explanation));
-      li.appendChild(el("div", "path", "path: " + entry.path.map((p) => "#" + p).join(" → ")));
+      li.appendChild(el("div", "explanation", plainExplanation(entry, byId)));
       if (entry.kind === "summary" || entry.kind === "fact") {
-        li.appendChild(el("div", "derived-note", "Derived memory: dropped, then rebuilt from what remains."));
+        li.appendChild(el("div", "derived-note", "It will be rebuilt from what remains (or removed if nothing remains)."));
       }
+      li.appendChild(details([
+        ["tech-explanation", "Item #" + entry.id + ": " + entry.explanation + "."],
+        ["path", "Path: " + entry.path.map((p) => "#" + p).join(" → ")],
+      ]));
+    } else if (entry.score !== undefined && entry.score !== null) {
+      const threshold = state.preview && state.preview.threshold;
+      li.appendChild(details([["score", "Item #" + entry.id + " · similarity " + Number(entry.score).toFixed(2) +
+        (threshold !== null && threshold !== undefined ? " (needed: " + threshold + ")" : "")]]));
     }
     return li;
   }
@@ -336,6 +377,7 @@
     };
     preview.matched.forEach((e) => add(e, "matched"));
     preview.tainted.forEach((e) => add(e, "tainted"));
+    const byId = new Map([...preview.matched, ...preview.tainted].map((e) => [e.id, e]));
     const keys = [...groups.keys()].sort((a, b) => {
       const rank = (k) => (k === currentConversation ? 0 : k === null ? 2 : 1);
       return rank(a) - rank(b) || (a || 0) - (b || 0);
@@ -352,7 +394,7 @@
       }
       section.appendChild(title);
       const ul = el("ul");
-      groups.get(key).forEach((item) => ul.appendChild(itemNode(item.entry, item.kind)));
+      groups.get(key).forEach((item) => ul.appendChild(itemNode(item.entry, item.kind, byId)));
       section.appendChild(ul);
       els.items.appendChild(section);
     });
@@ -362,10 +404,10 @@
       const erased = preview.derived.filter((d) => d.action === "erase").length;
       const rebuilt = preview.derived.length - erased;
       if (erased) {
-        els.items.appendChild(el("p", "muted small-text", plural(erased, "derived record") + " (summaries, facts) will be erased, not rebuilt. The messages " + (erased === 1 ? "it was" : "they were") + " built from stay unless you forget them too."));
+        els.items.appendChild(el("p", "muted small-text", plural(erased, "fact or summary", "facts or summaries") + " you named will be erased, not rebuilt. The messages " + (erased === 1 ? "it was" : "they were") + " built from stay unless you forget them too."));
       }
       if (rebuilt) {
-        els.items.appendChild(el("p", "muted small-text", plural(rebuilt, "derived record") + " (summaries, facts) will be rebuilt from their remaining sources."));
+        els.items.appendChild(el("p", "muted small-text", plural(rebuilt, "fact or summary", "facts or summaries") + " that used it will be rebuilt from what remains (or removed if nothing remains)."));
       }
     }
     if (preview.expires_at) {
@@ -383,16 +425,15 @@
     const kept = state.keep.size;
     const added = state.add.size;
     const total = matched + tainted - kept + added;
-    let text = plural(matched, "matched item") + " · " + plural(tainted, "tainted item");
+    let text = plural(matched, "item") + (matched === 1 ? " matches" : " match") + " your request";
+    text += tainted ? ", and " + plural(tainted, "item") + " used " + (matched === 1 ? "it" : "them") : "";
     if (kept) text += " (" + kept + " kept)";
-    if (added) text += " · " + plural(added, "related item") + " added, with whatever used " + (added === 1 ? "it" : "them");
-    text += " → " + (added ? "at least " : "") + plural(total, "item") + " will be deleted";
-    if (preview.threshold !== null && preview.threshold !== undefined && (preview.mode === "semantic" || preview.mode === "natural")) {
-      text += " · meaning threshold " + preview.threshold;
-    }
+    if (added) text += "; you added " + plural(added, "related item") + ", with whatever used " + (added === 1 ? "it" : "them");
+    text += ". " + (added ? "At least " : "") + plural(total, "item") + " will be deleted";
     els.counts.textContent = text + ".";
     const reasons = [];
-    if (preview.depth !== null && preview.depth !== undefined) {
+    const limits = state.strictTainted === null || state.strictTainted > tainted; // a depth that changes nothing is no relaxation
+    if (preview.depth !== null && preview.depth !== undefined && limits) {
       let limited = preview.depth === 0 ? "Only the matched items are deleted; nothing that used them." :
         "Only items within " + plural(preview.depth, "step") + " of a matched item are deleted.";
       if (state.strictTainted !== null && state.strictTainted > tainted) {
@@ -557,24 +598,21 @@
     const box = els.result;
     box.textContent = "";
     box.hidden = false;
-    box.appendChild(el("p", "done", "Done. Deleted " + [
-      plural(deleted.messages || 0, "message"),
-      plural(deleted.embeddings || 0, "embedding"),
-      plural(deleted.edges || 0, "edge"),
-    ].join(", ") + "."));
-    const extra = [];
-    if (deleted.summaries) extra.push(plural(deleted.summaries, "summary", "summaries"));
-    if (deleted.facts) extra.push(plural(deleted.facts, "fact"));
-    if (deleted.conversations) extra.push(plural(deleted.conversations, "conversation"));
-    if (extra.length) box.appendChild(el("p", null, "Also deleted: " + extra.join(", ") + "."));
+    const gone = [plural(deleted.messages || 0, "message")];
+    if (deleted.facts) gone.push(plural(deleted.facts, "fact"));
+    if (deleted.summaries) gone.push(plural(deleted.summaries, "summary", "summaries"));
+    if (deleted.conversations) gone.push(plural(deleted.conversations, "conversation"));
+    box.appendChild(el("p", "done", "Done. Deleted " + gone.join(", ") + "."));
+    box.appendChild(details([["store-counts", "Also removed from the stores: " + [
+      plural(deleted.embeddings || 0, "embedding"), plural(deleted.edges || 0, "provenance edge")].join(", ") + "."]]));
     if (manifest.rebuilt && manifest.rebuilt.length) {
       // Derived records (summaries, facts) in the deleted set: erased when named, else rebuilt
       // from their surviving sources (pending until the rebuild job has run).
-      const labels = { erased: "erased", dropped: "dropped", pending: "being rebuilt from what remains", done: "rebuilt from what remains", failed: "failed to rebuild" };
+      const labels = { erased: "erased", dropped: "removed (nothing left to rebuild from)", pending: "being rebuilt from what remains", done: "rebuilt from what remains", failed: "could not be rebuilt" };
       const byStatus = {};
       manifest.rebuilt.forEach((r) => { byStatus[r.status] = (byStatus[r.status] || 0) + 1; });
       const parts = Object.keys(byStatus).map((status) => byStatus[status] + " " + (labels[status] || status));
-      box.appendChild(el("p", "muted", "Derived memory (summaries, facts): " + parts.join(", ") + "."));
+      box.appendChild(el("p", "muted", "Facts and summaries: " + parts.join(", ") + "."));
     }
     const verification = manifest.verification || {};
     const residual = verification.residual_hits || 0;
