@@ -105,6 +105,11 @@ def audit_completed(*, request: DeletionRequest, completed_at: datetime, residua
     )
 
 
+def audit_rechecked(*, request: DeletionRequest, residual_hits: int) -> None:
+    """Verification was run again on a completed request: what it finds now."""
+    _audit_complete(request=request, residual_hits=residual_hits)
+
+
 def audit_chain_check() -> tuple[int, chain.Problem | None]:
     """Re-check the whole audit log: each entry's hashes and links, then that every deletion that started has
     its entry (the newest entries removed leave no gap in the chain, but leave their requests without one)."""
