@@ -109,17 +109,27 @@ def _percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(share * len(ordered) + 0.5) - 1))]
 
 
+def duration(seconds: float | None) -> str:
+    """A span in the unit a reader expects: seconds, minutes, hours or days."""
+    if seconds is None:
+        return "–"
+    for unit, size in (("days", 86400), ("h", 3600), ("min", 60)):
+        if seconds >= size:
+            return f"{seconds / size:.1f} {unit}"
+    return f"{seconds:.1f} s"
+
+
 def completion_times(requests: list[DeletionRequest]) -> dict:
-    """Time from request to completion: median, p95 and the slowest, in hours, against the deadline."""
+    """Time from request to completion: median, p95 and the slowest, against the deadline."""
     deadline = timedelta(days=settings.DELLM_ERASURE_DEADLINE_DAYS)
     done = [(r.completed_at - r.created_at, r) for r in requests if r.completed_at]
-    hours = [d.total_seconds() / 3600 for d, _ in done]
+    seconds = [d.total_seconds() for d, _ in done]
     slowest = max(done, key=lambda pair: pair[0], default=None)
     return {
         "count": len(done),
-        "median_h": statistics.median(hours) if hours else None,
-        "p95_h": _percentile(hours, 0.95) if hours else None,
-        "slowest_h": slowest[0].total_seconds() / 3600 if slowest else None,
+        "median": duration(statistics.median(seconds) if seconds else None),
+        "p95": duration(_percentile(seconds, 0.95) if seconds else None),
+        "slowest": duration(slowest[0].total_seconds() if slowest else None),
         "slowest_id": str(slowest[1].pk) if slowest else None,
         "deadline_days": settings.DELLM_ERASURE_DEADLINE_DAYS,
         "over_deadline": sum(1 for d, _ in done if d > deadline),

@@ -19,10 +19,9 @@ from provenance.models import DeletionRequest
 from tests.conftest import say
 
 
-def deletions_of_every_outcome(user, settings) -> dict[str, str]:
+def deletions_of_every_outcome(user) -> dict[str, str]:
     """Request ids by outcome. The server-side crash and rebuild failure are real exceptions raised where the
-    pipeline would meet them (the wipe's last step, the rebuild)."""
-    settings.DELLM_SUMMARY_EVERY = 3
+    pipeline would meet them (the wipe's last step, the rebuild). Summaries are made every 3 messages (default)."""
     ids = {}
     c1 = services.conversation_create(user=user)
     said = say(user, c1, "My locker code is 4471.")

@@ -35,8 +35,9 @@ def reviewer(make_user):
 
 
 @pytest.fixture
-def world(user, settings):
-    return deletions_of_every_outcome(user, settings)
+def world(user):
+    """Deletions of every outcome, by request id."""
+    return deletions_of_every_outcome(user)
 
 
 @pytest.fixture
