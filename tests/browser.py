@@ -102,6 +102,29 @@ def frame_types(seen) -> list[str]:
     return types
 
 
+def in_thread(fn):
+    """Run ORM code away from Playwright's event loop: in this thread Django would keep its
+    connection in the loop's context, where nothing closes it before the test database is dropped."""
+    from django.db import connections
+
+    out = {}
+
+    def run():
+        try:
+            out["value"] = fn()
+        except BaseException as exc:  # re-raised in the test
+            out["error"] = exc
+        finally:
+            connections.close_all()
+
+    worker = threading.Thread(target=run)
+    worker.start()
+    worker.join()
+    if "error" in out:
+        raise out["error"]
+    return out.get("value")
+
+
 def sign_up(page, base: str, username: str, password: str = "a-Long-forget-passphrase-42") -> None:
     """Sign up through the page; the new user lands on the chat home."""
     from playwright.sync_api import expect
@@ -148,26 +171,3 @@ def say(page, text: str, replies: int, timeout: int = REPLY_TIMEOUT_MS):
     expect(page.locator("article.message.assistant[data-id]:not(.streaming)")).to_have_count(replies, timeout=timeout)
     expect(page.locator("#send")).to_be_enabled()
     return page.locator("article.message.user", has_text=text).last
-
-
-def in_thread(fn):
-    """Run ORM code away from Playwright's event loop: in this thread Django would keep its
-    connection in the loop's context, where nothing closes it before the test database is dropped."""
-    from django.db import connections
-
-    out = {}
-
-    def run():
-        try:
-            out["value"] = fn()
-        except BaseException as exc:  # re-raised in the test
-            out["error"] = exc
-        finally:
-            connections.close_all()
-
-    worker = threading.Thread(target=run)
-    worker.start()
-    worker.join()
-    if "error" in out:
-        raise out["error"]
-    return out.get("value")
