@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from django.contrib import admin
 
+admin.site.site_header = "DeLLM administration"
+admin.site.site_title = "DeLLM admin"
+admin.site.index_title = "Deletions, audit log and background jobs"
+
 
 class ReadOnlyAdmin(admin.ModelAdmin):
     """View-only: no add, change or delete, and no bulk actions."""

@@ -11,6 +11,7 @@ from dellm_site import views as site_views
 from memory import api as memory_api
 from memory import views as memory_views
 from provenance import api as forget_api
+from provenance import desk
 from provenance import views as forget_views
 
 # OpenAI clients send API keys only; without session authentication they never meet CSRF checks.
@@ -40,6 +41,11 @@ api_patterns = [
 ]
 
 urlpatterns = [
+    # The deletion review desk lives in the admin, for deletion reviewers only.
+    path("admin/desk/", desk.reviewer_view(desk.desk), name="desk"),
+    path("admin/desk/action/", desk.reviewer_view(desk.desk_action), name="desk-action"),
+    path("admin/desk/export/", desk.reviewer_view(desk.desk_export), name="desk-export"),
+    path("admin/desk/monthly/", desk.reviewer_view(desk.desk_monthly), name="desk-monthly"),
     path("admin/", admin.site.urls),
     path("v1/chat/completions", openai_compat.ChatCompletionsApi.as_view(**openai_auth), name="openai-chat"),
     path("v1/models", openai_compat.ModelsApi.as_view(**openai_auth), name="openai-models"),

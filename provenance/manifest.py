@@ -22,7 +22,8 @@ class RebuiltRecord:
     """A derived record (fact or summary) in the deleted set, and what became of it.
 
     ``status``: ``pending`` (a rebuild is queued), ``done`` (rebuilt as ``new_ids``), ``dropped``
-    (nothing to rebuild from, or written by the user), ``erased`` (named by the user), ``failed``."""
+    (nothing to rebuild from, or written by the user), ``erased`` (named by the user), ``failed``.
+    ``retry``: what a rebuild needs to run again (``{"sources", "conversation"}``), kept while it may."""
 
     id: int
     kind: str
@@ -33,6 +34,7 @@ class RebuiltRecord:
     error: str | None = None
     derivation: dict | None = None
     rebuilt_at: str | None = None
+    retry: dict | None = None
 
     @classmethod
     def from_dict(cls, data: dict) -> RebuiltRecord:
@@ -49,6 +51,8 @@ class RebuiltRecord:
     def update(self, entry: dict) -> None:
         """Take a rebuild's outcome (``{"status", "new_ids"?, "reason"?, ...}``)."""
         merged = RebuiltRecord.from_dict({**self.to_dict(), **entry})
+        if merged.status not in ("pending", "failed"):
+            merged.retry = None  # settled: nothing left to run again
         self.__dict__.update(merged.__dict__)
 
 
@@ -68,6 +72,8 @@ class Verification:
     possible_residue: list[dict] = field(default_factory=list)
     possible_residue_titles: list[int] = field(default_factory=list)
     possible_residue_more: int | None = None
+    residual_title_hits: int | None = None
+    rechecked_at: str | None = None
 
     @classmethod
     def from_dict(cls, data: dict | None) -> Verification | None:

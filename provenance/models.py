@@ -44,6 +44,8 @@ class DeletionRequest(models.Model):
     class Meta:
         ordering = ["-created_at"]
         indexes = [models.Index(fields=["owner", "-created_at"]), models.Index(fields=["status"])]
+        # The deletion reviewer's: the review desk, its exports, and resuming or retrying a deletion.
+        permissions = [("review_deletions", "Can review deletions: the review desk, exports, resume and retry")]
 
     def __str__(self) -> str:
         return f"forget {self.pk} ({self.status})"
@@ -65,7 +67,10 @@ class DeletionRequest(models.Model):
 class AuditRecord(models.Model):
     """What an auditor may see of a deletion: that and when it happened, by whom (a keyed pseudonym, never
     a username or id), how much from which store, with keyed hashes instead of ids. Written before the
-    wipe, completed after it; outlives the account (no foreign key), never holds content."""
+    wipe, completed after it; outlives the account (no foreign key), never holds content.
+
+    Tamper-evident: ``seq``, ``chain_prev``, ``chain_hash`` and ``seal`` chain the entries with keyed hashes
+    (``forgetting.chain``), written in the transaction that writes the entry."""
 
     request_id = models.UUIDField(unique=True)
     requester_ref = models.CharField(max_length=64, db_index=True)
@@ -79,9 +84,13 @@ class AuditRecord(models.Model):
     deleted = models.JSONField(default=dict)  # counts per store
     item_refs = models.JSONField(default=list)  # keyed hashes of the deleted node ids
     residual_hits = models.IntegerField(null=True, blank=True)
+    seq = models.PositiveBigIntegerField(unique=True)  # position in the chain, from 1
+    chain_prev = models.CharField(max_length=64)
+    chain_hash = models.CharField(max_length=64)
+    seal = models.CharField(max_length=64)
 
     class Meta:
-        ordering = ["-started_at"]
+        ordering = ["-seq"]
 
     def __str__(self) -> str:
         return f"audit {self.request_id}"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -99,6 +100,29 @@ def frame_types(seen) -> list[str]:
         except (TypeError, ValueError, AttributeError):
             types.append(None)
     return types
+
+
+def in_thread(fn):
+    """Run ORM code away from Playwright's event loop: in this thread Django would keep its
+    connection in the loop's context, where nothing closes it before the test database is dropped."""
+    from django.db import connections
+
+    out = {}
+
+    def run():
+        try:
+            out["value"] = fn()
+        except BaseException as exc:  # re-raised in the test
+            out["error"] = exc
+        finally:
+            connections.close_all()
+
+    worker = threading.Thread(target=run)
+    worker.start()
+    worker.join()
+    if "error" in out:
+        raise out["error"]
+    return out.get("value")
 
 
 def sign_up(page, base: str, username: str, password: str = "a-Long-forget-passphrase-42") -> None:

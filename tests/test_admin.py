@@ -70,7 +70,8 @@ def test_deletion_requests_are_listed_filtered_and_shown_without_content(admin_c
     # The manifest is there, with every node id replaced by its keyed pseudonym.
     for node_id in world["manifest"]["deleted_ids"]:
         assert audit.pseudonym("node", node_id) in detail
-    assert "residual_hits" in detail and "deleted_ids" in detail
+    # As labelled tables, not raw JSON.
+    assert "Residual hits" in detail and "Deleted items" in detail and "{&quot;" not in detail
     preview = page(admin_client, f"{base}{pending.pk}/change/")
     assert_no_content(preview)
     assert "working" not in preview.lower()

@@ -11,10 +11,8 @@ built from and follows the summary's rebuild on the Memory page.
 from __future__ import annotations
 
 import re
-import threading
 
 import pytest
-from django.db import connections
 
 from tests import browser as tb
 
@@ -25,27 +23,6 @@ def fact(page, text: str, status: str = "active"):
     return page.locator(f'#fact-list .memory-record.fact[data-status="{status}"]').filter(
         has=page.locator(":scope > .record-head > .record-content", has_text=re.compile("^" + re.escape(text) + "$"))
     )
-
-
-def in_thread(fn):
-    """Run ORM code away from Playwright's event loop: in this thread Django would keep its
-    connection in the loop's context, where nothing closes it before the test database is dropped."""
-    out = {}
-
-    def run():
-        try:
-            out["value"] = fn()
-        except BaseException as exc:  # re-raised in the test
-            out["error"] = exc
-        finally:
-            connections.close_all()
-
-    worker = threading.Thread(target=run)
-    worker.start()
-    worker.join()
-    if "error" in out:
-        raise out["error"]
-    return out.get("value")
 
 
 def test_memory_page_correct_and_erase_facts(live_app, chromium):
@@ -179,19 +156,19 @@ def test_memory_page_follows_a_rebuild_after_a_deletion(live_app, chromium):
 
         # While a rebuild job is still queued (a busy worker), the page says "rebuilding…" and polls
         # the manifest until it is done.
-        manifest = in_thread(lambda: DeletionRequest.objects.get(pk=request_id).manifest)
+        manifest = tb.in_thread(lambda: DeletionRequest.objects.get(pk=request_id).manifest)
         done = manifest["rebuilt"]
         pending = [
             {"id": r["id"], "kind": r["kind"], "status": "pending", "version": 1} if r["kind"] == "summary" else r
             for r in done
         ]
         queued = {**manifest, "rebuilt": pending}
-        in_thread(lambda: DeletionRequest.objects.filter(pk=request_id).update(manifest=queued))
+        tb.in_thread(lambda: DeletionRequest.objects.filter(pk=request_id).update(manifest=queued))
         page.reload()
         item = box.locator(f'.rebuild-item[data-id="{summary_id}"]')
         expect(item).to_contain_text("rebuilding…")
         expect(box).to_have_attribute("data-pending", "1")
-        in_thread(lambda: DeletionRequest.objects.filter(pk=request_id).update(manifest=manifest))
+        tb.in_thread(lambda: DeletionRequest.objects.filter(pk=request_id).update(manifest=manifest))
         expect(item).to_contain_text("rebuilt (version 2)", timeout=10_000)
         expect(box).to_have_attribute("data-pending", "0")
         assert not seen["errors"], f"uncaught errors in the page: {seen['errors']}"

@@ -271,6 +271,10 @@ DELLM_FORGET_PREVIEW_MINUTES = env.int("DELLM_FORGET_PREVIEW_MINUTES", default=1
 DELLM_FORGET_RESUME_AT_START = env.bool("DELLM_FORGET_RESUME_AT_START", default=False)
 # Key of the pseudonymous references in the audit log (defaults to a key derived from SECRET_KEY).
 DELLM_AUDIT_KEY = env("DELLM_AUDIT_KEY", default="")
+# The review desk: a deletion still executing, or a rebuild still pending, this many minutes on needs attention.
+DELLM_REVIEW_STUCK_MINUTES = env.int("DELLM_REVIEW_STUCK_MINUTES", default=30)
+# The review desk: days within which an erasure must be complete (GDPR art. 12(3): one month).
+DELLM_ERASURE_DEADLINE_DAYS = env.int("DELLM_ERASURE_DEADLINE_DAYS", default=30)
 
 # --- Logging ----------------------------------------------------------------------------
 LOGGING = {

@@ -23,7 +23,7 @@ from dellm_site.ai.text import is_question
 from dellm_site.errors import ApplicationError
 from memory.models import Node
 from provenance.forgetting.services import forget_confirm
-from provenance.models import AuditRecord, DeletionRequest
+from provenance.models import DeletionRequest
 from provenance.selectors import dep_ids
 
 from ..datasets import Episode
@@ -230,8 +230,7 @@ class DeLLMRunner:
     def _clean_up(self, user: AbstractBaseUser, request_ids: list[str]) -> None:
         ids = list(DeletionRequest.objects.filter(owner=user).values_list("pk", flat=True)) + request_ids
         user.delete()  # cascades: conversations, messages, facts, summaries, embeddings, edges
-        DeletionRequest.objects.filter(pk__in=ids).delete()
-        AuditRecord.objects.filter(request_id__in=ids).delete()
+        DeletionRequest.objects.filter(pk__in=ids).delete()  # their audit entries stay: the chain keeps them all
 
 
 def eval_users_remove() -> int:

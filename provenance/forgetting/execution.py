@@ -137,13 +137,16 @@ def _derived_to_rebuild(*, ids: set[int], named: set[int]) -> list[dict]:
             status, reason = "dropped", "written by the user; not re-derived"
         else:
             status = "pending"
+        surviving = [s for s in sources[record.pk] if s not in ids]
+        conversation = getattr(record, "conversation_id", None)
+        retry = {"sources": surviving, "conversation": conversation} if status == "pending" else None
         out.append(
             {
                 "record": RebuiltRecord(
-                    id=record.pk, kind=record.kind, status=status, version=record.version, reason=reason
+                    id=record.pk, kind=record.kind, status=status, version=record.version, reason=reason, retry=retry
                 ),
-                "sources": [s for s in sources[record.pk] if s not in ids],
-                "conversation": getattr(record, "conversation_id", None),
+                "sources": surviving,
+                "conversation": conversation,
             }
         )
     return out
@@ -253,3 +256,24 @@ def rebuild_finished(*, request_pk: RequestId, old_id: int, entry: dict) -> None
             rebuilds_finish(request, manifest)
         request.manifest = manifest.to_dict()
         request.save(update_fields=["manifest", "working"])
+
+
+def rebuild_retry(*, request_pk: RequestId, old_id: int) -> None:
+    """Queue again a rebuild that failed (or is still pending) with what it was first given."""
+    from ..tasks import derived_rebuild_task  # tasks call back into this module
+
+    with transaction.atomic():
+        request = DeletionRequest.objects.select_for_update().get(pk=request_pk)
+        manifest = Manifest.from_dict(request.manifest)
+        record = manifest.rebuilt_record(old_id)
+        if record is None or record.status not in ("pending", "failed") or record.retry is None:
+            raise ApplicationError("This rebuild cannot be run again.", code="not_retryable", status=409)
+        record.update({"status": "pending", "error": None})
+        request.manifest = manifest.to_dict()
+        request.save(update_fields=["manifest"])
+        retry = record.retry
+        transaction.on_commit(
+            lambda: derived_rebuild_task.delay(
+                str(request_pk), record.kind, record.id, retry["sources"], retry["conversation"], record.version
+            )
+        )

@@ -221,13 +221,14 @@ def _run(request_pk) -> dict:
     return verify(request_pk)
 
 
-def forget_resume() -> dict:
-    """Finish every request interrupted mid-way and expire stale previews (dropping their
-    working text). Run by ``manage.py forget_resume``, at start-up and by the worker."""
+def forget_resume(*, request_ids: list[RequestId] | None = None) -> dict:
+    """Finish every request interrupted mid-way (or only ``request_ids``) and expire stale previews (dropping
+    their working text). Run by ``manage.py forget_resume``, at start-up, by the worker and the review desk."""
     resumed = []
-    for request_pk in DeletionRequest.objects.filter(
-        status__in=[DeletionStatus.EXECUTING, DeletionStatus.VERIFYING]
-    ).values_list("pk", flat=True):
+    interrupted = DeletionRequest.objects.filter(status__in=[DeletionStatus.EXECUTING, DeletionStatus.VERIFYING])
+    if request_ids is not None:
+        interrupted = interrupted.filter(pk__in=request_ids)
+    for request_pk in interrupted.values_list("pk", flat=True):
         _run(request_pk)
         resumed.append(str(request_pk))
     return {"resumed": resumed, "expired": previews_expire()}

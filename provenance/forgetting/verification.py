@@ -20,7 +20,7 @@ from memory.models import Edge, Embedding, Node
 
 from ..manifest import Manifest, Verification
 from ..models import DeletionRequest, DeletionStatus
-from .audit import audit_completed
+from .audit import audit_completed, audit_rechecked
 from .hooks import residue_count
 from .residue import residue_find
 
@@ -149,6 +149,7 @@ def verify(request_pk: RequestId) -> dict:
             possible_residue=[e for e in residue["items"] if e["id"] not in hard],
             possible_residue_titles=residue["titles"],
             possible_residue_more=residue["more"] or None,
+            residual_title_hits=scan["title_hits"],
         )
         manifest.timings = {
             "plan_ms": request.plan.get("plan_ms"),
@@ -166,4 +167,29 @@ def verify(request_pk: RequestId) -> dict:
         request.manifest = manifest.to_dict()
         request.save(update_fields=["manifest", "status", "completed_at", "working"])
         audit_completed(request=request, completed_at=completed, residual_hits=manifest.verification.residual_hits)
+    return request.manifest
+
+
+def verification_recheck(request_pk: RequestId) -> dict:
+    """Check a completed request again for what can be checked without its words (dropped at completion): the
+    residual items by id, the deleted ids and their edges. Title and rebuilt-record hits are carried over."""
+    with transaction.atomic():
+        request = DeletionRequest.objects.select_for_update().get(pk=request_pk)
+        manifest = Manifest.from_dict(request.manifest)
+        found = manifest.verification
+        if request.status != DeletionStatus.COMPLETED or found is None:
+            raise ApplicationError("Only a completed deletion can be checked again.", code="not_completed", status=409)
+        deleted_ids = set(request.target_ids)
+        found.residual_ids = sorted(Node.objects.filter(pk__in=found.residual_ids).values_list("pk", flat=True))
+        found.residual_hits = (
+            len(found.residual_ids)
+            + Node.objects.filter(pk__in=deleted_ids).count()
+            + Edge.objects.filter(Q(src_id__in=deleted_ids) | Q(dst_id__in=deleted_ids)).count()
+            + (found.residual_title_hits or 0)
+            + (found.rebuilt_residual_hits or 0)
+        )
+        found.rechecked_at = timezone.now().isoformat()
+        request.manifest = manifest.to_dict()
+        request.save(update_fields=["manifest"])
+        audit_rechecked(request=request, residual_hits=found.residual_hits)
     return request.manifest
