@@ -175,6 +175,9 @@ def intent_detect(text: str, *, vector=None) -> Intent:
     again = intent_classify(frame, _vector_for(model, frame, None))
     if again.outcome != FORGET:
         return intent
+    if intent.outcome == ASK and signals(text)["rule_request"]:
+        # Already unsure, and shaped like a request at every rule ("forget that ..."): sure.
+        return Intent(FORGET, again.confidence, targets)
     return Intent(ASK, max(intent.confidence, _thresholds(model.full)[1]), targets)
 
 
