@@ -13,6 +13,7 @@ from provenance.selectors import node_influence
 
 from . import selectors, services, turns
 from .serializers import (
+    AnswerAgainResultSerializer,
     ConversationCreateSerializer,
     ConversationSerializer,
     ForgetPreviewResultSerializer,
@@ -78,6 +79,19 @@ class MessageListApi(APIView):
         return Response(body, status=status.HTTP_201_CREATED)
 
 
+class AnswerAgainApi(APIView):
+    @extend_schema(
+        request=None,
+        responses={201: AnswerAgainResultSerializer},
+        description="Answer again a question whose reply was forgotten (its message has reply_removed): a new "
+        "reply from what is remembered now, with its own context. 409 for any other message.",
+    )
+    def post(self, request, conversation_id: int, message_id: int):
+        reply, context = turns.answer_again(user=request.user, conversation_id=conversation_id, message_id=message_id)
+        body = {"reply": MessageSerializer(reply, context={"contexts": {reply.pk: context}}).data}
+        return Response(body, status=status.HTTP_201_CREATED)
+
+
 class MessageInfluenceApi(APIView):
     @extend_schema(responses=InfluenceSerializer)
     def get(self, request, message_id: int):
@@ -92,3 +106,4 @@ class MessageInfluenceApi(APIView):
             ),
         }
         return Response(body)
+

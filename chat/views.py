@@ -10,7 +10,7 @@ from django.views.decorators.http import require_POST
 from dellm_site.errors import NotFound
 
 from . import selectors, services
-from .serializers import messages_serialize
+from .serializers import messages_in_reading_order, messages_serialize
 
 
 def home(request):
@@ -36,7 +36,9 @@ def conversation_page(request, conversation_id: int):
         conversation = selectors.conversation_get(user=request.user, conversation_id=conversation_id)
     except NotFound:
         raise Http404("Conversation not found.") from None
-    messages = messages_serialize(selectors.message_list(user=request.user, conversation_id=conversation.pk))
+    messages = messages_in_reading_order(
+        messages_serialize(selectors.message_list(user=request.user, conversation_id=conversation.pk))
+    )
     return render(
         request,
         "chat/chat.html",

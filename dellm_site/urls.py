@@ -22,6 +22,11 @@ api_patterns = [
     path("conversations/", chat_api.ConversationListApi.as_view(), name="conversations"),
     path("conversations/<int:conversation_id>/", chat_api.ConversationDetailApi.as_view(), name="conversation"),
     path("conversations/<int:conversation_id>/messages/", chat_api.MessageListApi.as_view(), name="messages"),
+    path(
+        "conversations/<int:conversation_id>/messages/<int:message_id>/answer-again/",
+        chat_api.AnswerAgainApi.as_view(),
+        name="answer-again",
+    ),
     path("messages/<int:message_id>/influence/", chat_api.MessageInfluenceApi.as_view(), name="influence"),
     path("forget/", forget_api.ForgetListApi.as_view(), name="forget-list"),
     path("forget/preview/", forget_api.ForgetPreviewApi.as_view(), name="forget-preview"),

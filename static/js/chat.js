@@ -28,7 +28,8 @@
     statusLine.classList.toggle("error", Boolean(isError));
   }
 
-  function bubble(message, streaming) {
+  // A new bubble at the end of the list, or before ``before`` (a reply written where a forgotten one was).
+  function bubble(message, streaming, before) {
     const hint = document.getElementById("empty-hint");
     if (hint) hint.remove();
     const article = document.createElement("article");
@@ -41,9 +42,55 @@
     article.append(meta, content);
     if (message) fill(article, message);
     else meta.innerHTML = '<span class="role">Assistant</span> <span class="typing">writing…</span>';
-    list.appendChild(article);
-    list.scrollTop = list.scrollHeight;
+    if (before) {
+      list.insertBefore(article, before);
+      article.scrollIntoView({ block: "nearest" });
+    } else {
+      list.appendChild(article);
+      list.scrollTop = list.scrollHeight;
+    }
     return article;
+  }
+
+  // Where a forgotten reply was: a note that holds none of it, and "Answer again".
+  function replyRemovedNote(questionId) {
+    const note = document.createElement("div");
+    note.className = "reply-removed";
+    note.dataset.question = questionId;
+    note.setAttribute("role", "note");
+    const text = document.createElement("p");
+    text.textContent = "A reply was removed here because it used something you asked me to forget.";
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "small answer-again";
+    button.dataset.question = questionId;
+    button.textContent = "Answer again";
+    note.append(text, button);
+    return note;
+  }
+
+  // After a deletion: a note under every question of this conversation whose reply went.
+  async function showRemovedReplies() {
+    if (disabled) return;
+    const response = await fetch("/api/conversations/" + conversationId + "/messages/", { headers: { Accept: "application/json" } });
+    if (!response.ok) return;
+    (await response.json()).forEach((message) => {
+      const question = document.getElementById("m" + message.id);
+      if (!message.reply_removed || !question || list.querySelector('.reply-removed[data-question="' + message.id + '"]')) return;
+      question.after(replyRemovedNote(message.id));
+    });
+  }
+
+  let again = null; // the note whose question is being answered again
+  function answerAgain(note) {
+    if (!socket || socket.readyState !== WebSocket.OPEN || pending) { setStatus("Not ready yet; try again in a moment.", true); return; }
+    socket.send(JSON.stringify({ type: "answer_again", message_id: Number(note.dataset.question) }));
+    again = note;
+    note.hidden = true;
+    pending = bubble(null, true, note);
+    streaming(true);
+    sendButton.disabled = true;
+    setStatus("Answering again…");
   }
 
   function forgetAction(id) {
@@ -137,6 +184,7 @@
         if (!pending) pending = bubble(null, true);
         fill(pending, frame.message);
         pending = null;
+        if (again) { again.remove(); again = null; }
         streaming(false);
         sendButton.disabled = false;
         setStatus("");
@@ -162,6 +210,7 @@
         if (window.DeLLMForget) window.DeLLMForget.showManifest(frame.manifest);
       } else if (frame.type === "error") {
         if (pending) { pending.remove(); pending = null; }
+        if (again) { again.hidden = false; again = null; }
         streaming(false);
         sendButton.disabled = false;
         setStatus(frame.detail || "Something went wrong.", true);
@@ -308,6 +357,8 @@
   list.addEventListener("click", (event) => {
     const copy = event.target.closest(".msg-copy");
     if (copy) { copyMessage(copy.closest(".message")); return; }
+    const answer = event.target.closest(".answer-again");
+    if (answer) { answerAgain(answer.closest(".reply-removed")); return; }
     if (event.target.closest(".msg-actions")) return; // the Forget action is handled by forget.js
     const article = event.target.closest(".message");
     if (!article) return;
@@ -325,6 +376,7 @@
     if (event.key === "Escape" && !panel.hidden) closeInfluence();
   });
   document.addEventListener("dellm:forget-open", closeInfluence);
+  document.addEventListener("dellm:forget-done", showRemovedReplies);
   document.addEventListener("dellm:conversation-deleted", () => {
     // The page's conversation is gone: stop writing to it.
     input.disabled = true;
