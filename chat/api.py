@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from memory.graph import context_ids
 from memory.selectors import node_summaries
+from provenance.api import SvgApiView
+from provenance.graph_svg import influence_svg
 from provenance.selectors import node_influence
 
 from . import selectors, services, turns
@@ -107,3 +110,13 @@ class MessageInfluenceApi(APIView):
         }
         return Response(body)
 
+
+class MessageInfluenceGraphApi(SvgApiView):
+    @extend_schema(
+        responses={(200, "image/svg+xml"): OpenApiResponse(OpenApiTypes.STR)},
+        description="The influence as a picture (SVG): what the message was built from, it, and what it "
+        "influenced, with an arrow along every provenance edge.",
+    )
+    def get(self, request, message_id: int):
+        message = selectors.message_get(user=request.user, message_id=message_id)
+        return Response(influence_svg(user=request.user, node_id=message.pk))

@@ -331,7 +331,15 @@
       inf.appendChild(itemLine(entry.id, items, path));
     });
     if (!data.influenced.length) inf.innerHTML = '<li class="muted">No later message used it.</li>';
-    body.append(ctxTitle, ctx, infTitle, inf);
+    const picture = document.createElement("figure");
+    picture.className = "graph-wrap";
+    picture.id = "influence-graph";
+    body.append(picture, ctxTitle, ctx, infTitle, inf);
+    // A click on an item of this page opens its influence here; any other item opens where it lives.
+    window.DeLLMApi.graphInto(picture, "/api/messages/" + id + "/influence/graph/", (itemId, event) => {
+      const shown = list.querySelector('.message[data-id="' + itemId + '"]');
+      if (shown) { event.preventDefault(); showInfluence(shown); }
+    });
     document.querySelectorAll(".message.influenced").forEach((m) => m.classList.remove("influenced"));
     data.influenced.forEach((entry) => {
       const el = list.querySelector('.message[data-id="' + entry.id + '"]');
