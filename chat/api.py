@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -29,9 +29,12 @@ from .serializers import (
 
 
 class ConversationListApi(APIView):
-    @extend_schema(responses=ConversationSerializer(many=True))
+    @extend_schema(
+        parameters=[OpenApiParameter("q", str, description="Only conversations whose title or messages contain it.")],
+        responses=ConversationSerializer(many=True),
+    )
     def get(self, request):
-        conversations = selectors.conversation_list(user=request.user)
+        conversations = selectors.conversation_list(user=request.user, query=request.query_params.get("q", "")[:200])
         return Response(ConversationSerializer(conversations, many=True).data)
 
     @extend_schema(request=ConversationCreateSerializer, responses={201: ConversationSerializer})
@@ -46,6 +49,15 @@ class ConversationDetailApi(APIView):
     @extend_schema(responses=ConversationSerializer)
     def get(self, request, conversation_id: int):
         conversation = selectors.conversation_get(user=request.user, conversation_id=conversation_id)
+        return Response(ConversationSerializer(conversation).data)
+
+    @extend_schema(request=ConversationCreateSerializer, responses=ConversationSerializer, description="Rename.")
+    def patch(self, request, conversation_id: int):
+        data = ConversationCreateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        conversation = services.conversation_rename(
+            user=request.user, conversation_id=conversation_id, title=data.validated_data["title"]
+        )
         return Response(ConversationSerializer(conversation).data)
 
 

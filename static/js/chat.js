@@ -174,6 +174,7 @@
       const frame = JSON.parse(event.data);
       if (frame.type === "user_message") {
         bubble(frame.message, false);
+        refreshTitle(); // the first message names a new conversation
         pending = bubble(null, true);
         streaming(true);
       } else if (frame.type === "token") {
@@ -270,6 +271,45 @@
   });
   input.addEventListener("keydown", (event) => {
     if (event.key === "Enter" && !event.shiftKey) { event.preventDefault(); form.requestSubmit(); }
+  });
+
+  // The conversation's title, in the header, the list and the window's title, as the server has it now.
+  function showTitle(conversation) {
+    const name = conversation.title || "Conversation " + conversation.id;
+    document.getElementById("conversation-title").textContent = name;
+    document.title = name + " · DeLLM";
+    const link = document.querySelector('.conversations li[data-conversation="' + conversation.id + '"] a');
+    if (link) link.textContent = conversation.title || "New conversation";
+    renameInput.value = conversation.title;
+  }
+
+  async function refreshTitle() {
+    try { showTitle(await window.DeLLMApi.api("GET", "/api/conversations/" + conversationId + "/")); } catch (e) { /* kept as it is */ }
+  }
+
+  // Rename: the title becomes a field in place; Enter saves, Escape or Cancel leaves it.
+  const renameForm = document.getElementById("rename-form");
+  const renameInput = document.getElementById("rename-input");
+  const renameButton = document.getElementById("rename-conversation");
+  const titleHeading = document.getElementById("conversation-title");
+  function renaming(on) {
+    renameForm.hidden = !on;
+    titleHeading.hidden = on;
+    renameButton.hidden = on;
+    if (on) { renameInput.focus(); renameInput.select(); } else renameButton.focus();
+  }
+  renameButton.addEventListener("click", () => renaming(true));
+  document.getElementById("rename-cancel").addEventListener("click", () => renaming(false));
+  renameInput.addEventListener("keydown", (event) => { if (event.key === "Escape") { event.stopPropagation(); renaming(false); } });
+  renameForm.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    try {
+      showTitle(await window.DeLLMApi.api("PATCH", "/api/conversations/" + conversationId + "/", { title: renameInput.value.trim() }));
+      renaming(false);
+      setStatus("Renamed.");
+    } catch (e) {
+      setStatus(e.message, true);
+    }
   });
 
   // Influence panel: what a message was built from, and everything it influenced.
