@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from memory.graph import context_ids
 from memory.selectors import node_summaries
+from provenance.api import SvgApiView
+from provenance.graph_svg import influence_svg
 from provenance.selectors import node_influence
 
 from . import selectors, services, turns
 from .serializers import (
+    AnswerAgainResultSerializer,
     ConversationCreateSerializer,
     ConversationSerializer,
     ForgetPreviewResultSerializer,
@@ -25,9 +29,12 @@ from .serializers import (
 
 
 class ConversationListApi(APIView):
-    @extend_schema(responses=ConversationSerializer(many=True))
+    @extend_schema(
+        parameters=[OpenApiParameter("q", str, description="Only conversations whose title or messages contain it.")],
+        responses=ConversationSerializer(many=True),
+    )
     def get(self, request):
-        conversations = selectors.conversation_list(user=request.user)
+        conversations = selectors.conversation_list(user=request.user, query=request.query_params.get("q", "")[:200])
         return Response(ConversationSerializer(conversations, many=True).data)
 
     @extend_schema(request=ConversationCreateSerializer, responses={201: ConversationSerializer})
@@ -42,6 +49,15 @@ class ConversationDetailApi(APIView):
     @extend_schema(responses=ConversationSerializer)
     def get(self, request, conversation_id: int):
         conversation = selectors.conversation_get(user=request.user, conversation_id=conversation_id)
+        return Response(ConversationSerializer(conversation).data)
+
+    @extend_schema(request=ConversationCreateSerializer, responses=ConversationSerializer, description="Rename.")
+    def patch(self, request, conversation_id: int):
+        data = ConversationCreateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        conversation = services.conversation_rename(
+            user=request.user, conversation_id=conversation_id, title=data.validated_data["title"]
+        )
         return Response(ConversationSerializer(conversation).data)
 
 
@@ -78,6 +94,19 @@ class MessageListApi(APIView):
         return Response(body, status=status.HTTP_201_CREATED)
 
 
+class AnswerAgainApi(APIView):
+    @extend_schema(
+        request=None,
+        responses={201: AnswerAgainResultSerializer},
+        description="Answer again a question whose reply was forgotten (its message has reply_removed): a new "
+        "reply from what is remembered now, with its own context. 409 for any other message.",
+    )
+    def post(self, request, conversation_id: int, message_id: int):
+        reply, context = turns.answer_again(user=request.user, conversation_id=conversation_id, message_id=message_id)
+        body = {"reply": MessageSerializer(reply, context={"contexts": {reply.pk: context}}).data}
+        return Response(body, status=status.HTTP_201_CREATED)
+
+
 class MessageInfluenceApi(APIView):
     @extend_schema(responses=InfluenceSerializer)
     def get(self, request, message_id: int):
@@ -92,3 +121,14 @@ class MessageInfluenceApi(APIView):
             ),
         }
         return Response(body)
+
+
+class MessageInfluenceGraphApi(SvgApiView):
+    @extend_schema(
+        responses={(200, "image/svg+xml"): OpenApiResponse(OpenApiTypes.STR)},
+        description="The influence as a picture (SVG): what the message was built from, it, and what it "
+        "influenced, with an arrow along every provenance edge.",
+    )
+    def get(self, request, message_id: int):
+        message = selectors.message_get(user=request.user, message_id=message_id)
+        return Response(influence_svg(user=request.user, node_id=message.pk))

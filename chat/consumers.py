@@ -1,6 +1,7 @@
 """WebSocket chat: ``ws/chat/<conversation_id>/``. The client sends ``{"type": "message", "content"}``,
-``{"type": "forget_confirm", "request_id", "keep"?}``, ``{"type": "history", "after"?}`` or ``{"type": "stop"}`` (end
-the reply being streamed; it is stored as far as it got); the server answers
+``{"type": "forget_confirm", "request_id", "keep"?}``, ``{"type": "history", "after"?}``, ``{"type": "stop"}`` (end
+the reply being streamed; it is stored as far as it got) or ``{"type": "answer_again", "message_id"}`` (a question
+whose reply was forgotten gets a new one: ``token``..., ``reply``); the server answers
 with ``user_message``, ``token``..., ``reply`` (or ``forget_preview``, ``forget_done``, ``history``) frames, and
 ``{"type": "error", "code", "detail"}``. A turn goes on when its client leaves: a client that comes back asks
 for the ``history`` after the last message it saw."""
@@ -91,9 +92,10 @@ class ChatConsumer(AsyncWebsocketConsumer):
             "forget_confirm": self.confirm_forget,
             "history": self.send_history,
             "stop": self.stop_reply,
+            "answer_again": self.answer_again,
         }.get(frame.get("type"))
         if handler is None:
-            kinds = "'message', 'forget_review', 'forget_confirm', 'history' or 'stop'"
+            kinds = "'message', 'forget_review', 'forget_confirm', 'history', 'stop' or 'answer_again'"
             await self.send_error("unknown_type", f"Unknown frame type {frame.get('type')!r}; send {kinds}.")
             return
         try:
@@ -111,13 +113,29 @@ class ChatConsumer(AsyncWebsocketConsumer):
             await self.send_error("invalid", "intent must be 'answer' when given.")
             return
         self.turn_stop = threading.Event()
-        frames = turn_start(
-            user=self.user,
-            conversation_id=self.conversation.pk,
-            content=frame.get("content"),
-            answer=intent == "answer",
-            stop=self.turn_stop,
+        self._relay_start(
+            turn_start(
+                user=self.user,
+                conversation_id=self.conversation.pk,
+                content=frame.get("content"),
+                answer=intent == "answer",
+                stop=self.turn_stop,
+            )
         )
+
+    async def answer_again(self, frame: dict) -> None:
+        """``{"type": "answer_again", "message_id"}`` -> ``token``..., ``reply``: a forgotten reply's question
+        answered anew from what remains."""
+        message_id = id_value(frame.get("message_id"))
+        if message_id is None:
+            await self.send_error("invalid", f"message_id must be a message id (an integer from 1 to {MAX_ID}).")
+            return
+        self.turn_stop = threading.Event()
+        self._relay_start(
+            turn_start(user=self.user, conversation_id=self.conversation.pk, again=message_id, stop=self.turn_stop)
+        )
+
+    def _relay_start(self, frames: asyncio.Queue[dict | None]) -> None:
         # Relayed from a task of its own, so a "stop" frame is read while the reply streams.
         relay = asyncio.ensure_future(self._relay(frames))
         _relays.add(relay)

@@ -4,7 +4,9 @@
   (everything that removing the conversation removes).
 - Before a wipe, note which conversations were titled after a deleted message; after it, such a
   conversation takes the title of its first surviving user message, and a forgotten conversation
-  (scope) is removed itself.
+  (scope) is removed itself, as is one the wipe left without a message.
+- A surviving question whose reply was deleted is marked ``reply_removed`` (nothing of the reply is
+  kept), so the chat shows where a reply was and can answer it again.
 - Verification counts conversation titles that still hold the deleted words, and names those whose title
   holds a distinctive token of them (possible residue).
 """
@@ -39,16 +41,39 @@ def _retitle(*, titles: dict[int, set[str]]) -> None:
             conversation.save(update_fields=["title"])
 
 
+def _questions_of(*, replies: list[Message]) -> set[int]:
+    """The questions the replies answered (for a reply stored without one: the user message before it)."""
+    questions = set()
+    for reply in replies:
+        question_id = reply.question_id or (
+            Message.objects.filter(conversation_id=reply.conversation_id, role=Role.USER, pk__lt=reply.pk)
+            .order_by("-pk")
+            .values_list("pk", flat=True)
+            .first()
+        )
+        if question_id is not None:
+            questions.add(question_id)
+    return questions
+
+
 def on_erasure_pending(sender, *, user, node_ids, scope, **kwargs):
-    """Collect what the titles were derived from; return what to do once the rows are gone."""
+    """Collect what the titles were derived from and which questions lose their reply; return what to
+    do once the rows are gone."""
     titles: dict[int, set[str]] = {}
     for conversation_id, content in Message.objects.filter(pk__in=node_ids).values_list("conversation_id", "content"):
         titles.setdefault(conversation_id, set()).add(conversation_title_from(content))
+    questions = _questions_of(
+        replies=list(Message.objects.filter(pk__in=node_ids, role=Role.ASSISTANT).only("conversation_id", "question"))
+    ) - set(node_ids)
 
     def finish() -> dict:
         removed = 0
         if scope is not None and scope[0] == "conversation" and user is not None:
             removed = 1 if Conversation.objects.filter(pk=scope[1], owner=user).delete()[0] else 0
+        Message.objects.filter(pk__in=questions, replies__isnull=True).update(reply_removed=True)
+        # A conversation left with nothing in it goes too (one with a kept summary stays: it is not empty).
+        emptied = Conversation.objects.filter(pk__in=titles, messages__isnull=True, summaries__isnull=True)
+        removed += emptied.delete()[1].get(Conversation._meta.label, 0)
         _retitle(titles=titles)
         return {"conversations": removed}
 

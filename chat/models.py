@@ -47,6 +47,12 @@ class MessageQuerySet(NodeQuerySet):
 class Message(Node):
     conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="messages")
     role = models.CharField(max_length=16, choices=Role.choices)
+    # A reply's question (NULL for a user message, and for replies stored before this was recorded).
+    question = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="replies", editable=False
+    )
+    # On a question: its reply was deleted by a forget request (a marker only; nothing of the reply is kept).
+    reply_removed = models.BooleanField(default=False)
 
     objects = MessageQuerySet.as_manager()
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
 from dellm_site.errors import NotFound
 from dellm_site.types import AnyId
@@ -15,9 +15,15 @@ if TYPE_CHECKING:
     from dellm_site.types import User
 
 
-def conversation_list(*, user: User) -> QuerySet[Conversation]:
-    """The user's conversations, most recently active first."""
-    return Conversation.objects.for_user(user)
+def conversation_list(*, user: User, query: str = "") -> QuerySet[Conversation]:
+    """The user's conversations, most recently active first; with ``query``, those whose title or one
+    of whose messages contains it."""
+    conversations = Conversation.objects.for_user(user)
+    if query.strip():
+        words = query.strip()
+        matching = Message.objects.filter(owner=user, content__icontains=words).values("conversation_id")
+        conversations = conversations.filter(Q(title__icontains=words) | Q(pk__in=matching))
+    return conversations
 
 
 def conversation_get(*, user: User, conversation_id: AnyId) -> Conversation:

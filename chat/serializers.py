@@ -27,10 +27,18 @@ class MessageSerializer(serializers.ModelSerializer):
     id = serializers.IntegerField(source="pk", read_only=True)
     conversation = serializers.IntegerField(source="conversation_id", read_only=True)
     context = serializers.SerializerMethodField(help_text="Ids of the stored items given to the LLM for this message.")
+    question = serializers.IntegerField(
+        source="question_id", read_only=True, allow_null=True, help_text="On a reply: the id of its question."
+    )
+    reply_removed = serializers.BooleanField(
+        read_only=True,
+        help_text="On a question: its reply was deleted because it used something the user asked to forget "
+        "(nothing of it is kept); POST .../messages/{id}/answer-again/ answers it anew.",
+    )
 
     class Meta:
         model = Message
-        fields = ["id", "conversation", "role", "content", "created_at", "context"]
+        fields = ["id", "conversation", "role", "content", "created_at", "context", "question", "reply_removed"]
 
     def get_context(self, obj) -> list[int]:
         return self.context.get("contexts", {}).get(obj.pk, [])
@@ -47,6 +55,10 @@ class MessageCreateSerializer(serializers.Serializer):
 
 class PostResultSerializer(serializers.Serializer):
     user_message = MessageSerializer()
+    reply = MessageSerializer()
+
+
+class AnswerAgainResultSerializer(serializers.Serializer):
     reply = MessageSerializer()
 
 
@@ -82,3 +94,8 @@ def messages_serialize(messages: Iterable[Message]) -> list[dict]:
     messages = list(messages)
     contexts = context_ids(node_ids=[m.pk for m in messages])
     return MessageSerializer(messages, many=True, context={"contexts": contexts}).data
+
+
+def messages_in_reading_order(messages: list[dict]) -> list[dict]:
+    """Each reply right after its question (a question answered again gets its reply where the old one was)."""
+    return sorted(messages, key=lambda m: (m["question"] or m["id"], m["id"]))

@@ -34,6 +34,18 @@ def conversation_create(*, user: User, title: str = "") -> Conversation:
 
 
 @transaction.atomic
+def conversation_rename(*, user: User, conversation_id: AnyId, title: object) -> Conversation:
+    """Give one of the user's conversations a title of their choosing (blank: untitled)."""
+    title = text_check(title if isinstance(title, str) else "", field="title").strip()
+    if len(title) > 200:
+        raise ApplicationError("The title is longer than 200 characters.", code="invalid")
+    conversation = conversation_get(user=user, conversation_id=conversation_id)
+    conversation.title = title
+    conversation.save(update_fields=["title"])
+    return conversation
+
+
+@transaction.atomic
 def conversation_for_client(
     *, user: User, token: object | None = None, conversation_id: AnyId | None = None, client_user: str | None = None
 ) -> Conversation:

@@ -45,11 +45,18 @@ def event_frame(event: turns.ChatEvent) -> dict:
 
 
 def turn_start(
-    *, user: User, conversation_id: AnyId, content: object, answer: bool, stop: threading.Event | None = None
+    *,
+    user: User,
+    conversation_id: AnyId,
+    content: object = None,
+    answer: bool = False,
+    stop: threading.Event | None = None,
+    again: AnyId | None = None,
 ) -> asyncio.Queue[dict | None]:
     """Start one chat turn in a worker thread; its frames arrive on the returned queue (an error frame if
     it fails), then None. Nothing that happens to the reader (a closed socket, a cancelled consumer) stops it;
-    only ``stop``, set when the user asks, ends the reply early (it is stored as far as it got)."""
+    only ``stop``, set when the user asks, ends the reply early (it is stored as far as it got). ``again``:
+    the turn answers that question anew (its reply was forgotten) instead of posting ``content``."""
     loop = asyncio.get_running_loop()
     frames: asyncio.Queue[dict | None] = asyncio.Queue()
 
@@ -61,9 +68,14 @@ def turn_start(
 
     def run() -> None:
         try:
-            for event in turns.message_post_stream(
-                user=user, conversation_id=conversation_id, content=content, answer=answer, stop=stop
-            ):
+            events = (
+                turns.answer_again_stream(user=user, conversation_id=conversation_id, message_id=again, stop=stop)
+                if again is not None
+                else turns.message_post_stream(
+                    user=user, conversation_id=conversation_id, content=content, answer=answer, stop=stop
+                )
+            )
+            for event in events:
                 put(event_frame(event))
         except ApplicationError as exc:
             put(error_frame(exc.code, exc.detail))

@@ -36,7 +36,7 @@ from provenance.forgetting.services import forget_preview
 from provenance.selectors import preview_data
 
 from .models import Conversation, Message, Role
-from .selectors import conversation_get
+from .selectors import conversation_get, message_get
 from .services import conversation_title_from
 
 # What a reply says when it was stopped before its first word.
@@ -88,7 +88,7 @@ def _enqueue_derivations(*, user_message_id: int, conversation: Conversation) ->
 
 
 @transaction.atomic
-def _reply_store(*, user, conversation: Conversation, content: str, context_ids: list[int]) -> Message:
+def _reply_store(*, user, question: Message, content: str, context_ids: list[int]) -> Message:
     # Lock the context so a concurrent deletion either happens before (we refuse to save a
     # reply built from deleted items) or waits until the reply and its edges exist (and taints it).
     alive = set(Node.objects.select_for_update().filter(pk__in=context_ids, owner=user).values_list("pk", flat=True))
@@ -98,11 +98,16 @@ def _reply_store(*, user, conversation: Conversation, content: str, context_ids:
             code="context_deleted",
             status=409,
         )
-    reply = Message.objects.create(conversation=conversation, owner=user, role=Role.ASSISTANT, content=content)
+    conversation = question.conversation
+    reply = Message.objects.create(
+        conversation=conversation, owner=user, role=Role.ASSISTANT, content=content, question=question
+    )
     edges_record(context_ids=context_ids, dst_id=reply.pk)
+    if question.reply_removed:
+        Message.objects.filter(pk=question.pk).update(reply_removed=False)
     Conversation.objects.filter(pk=conversation.pk).update(updated_at=timezone.now())
     _enqueue_embedding(reply.pk)
-    _enqueue_derivations(user_message_id=context_ids[0], conversation=conversation)  # context(m) starts with m
+    _enqueue_derivations(user_message_id=question.pk, conversation=conversation)
     return reply
 
 
@@ -160,9 +165,13 @@ def message_post_stream(
             return
     user_message = _user_message_store(user=user, conversation=conversation, content=content)
     yield ChatEvent(type="user_message", message=user_message)
+    yield from _reply_stream(user=user, question=user_message, vector=vector, stop=stop)
 
-    retrieved = context_retrieve(user=user, query_vector=vector, exclude_ids={user_message.pk})
-    prompt = Prompt(question=content, context=[item.node.content for item in retrieved])
+
+def _reply_stream(*, user: User, question: Message, vector, stop: threading.Event | None) -> Iterator[ChatEvent]:
+    """Retrieve the question's context, stream the LLM's answer, store the reply with its edges."""
+    retrieved = context_retrieve(user=user, query_vector=vector, exclude_ids={question.pk})
+    prompt = Prompt(question=question.content, context=[item.node.content for item in retrieved])
     pieces: list[str] = []
     for delta in get_llm().stream(prompt):
         if stop is not None and stop.is_set():
@@ -170,15 +179,37 @@ def message_post_stream(
         pieces.append(delta)
         yield ChatEvent(type="token", delta=delta)
 
-    context_ids = [user_message.pk, *(item.node.pk for item in retrieved)]
+    context_ids = [question.pk, *(item.node.pk for item in retrieved)]
     text = "".join(pieces).strip() or STOPPED_EMPTY
-    reply = _reply_store(user=user, conversation=conversation, content=text, context_ids=context_ids)
+    reply = _reply_store(user=user, question=question, content=text, context_ids=context_ids)
     yield ChatEvent(
         type="reply",
         message=reply,
         context=context_ids,
         scores={item.node.pk: round(item.score, 4) for item in retrieved},
     )
+
+
+def answer_again_stream(
+    *, user: User, conversation_id: AnyId, message_id: AnyId, stop: threading.Event | None = None
+) -> Iterator[ChatEvent]:
+    """Answer anew a question whose reply was forgotten: a new reply from what remains, with its own
+    context and edges (``token``..., then ``reply``). Only a question whose reply was removed qualifies."""
+    conversation = conversation_get(user=user, conversation_id=conversation_id)
+    question = message_get(user=user, message_id=message_id)
+    if question.conversation_id != conversation.pk or question.role != Role.USER or not question.reply_removed:
+        raise ApplicationError(
+            "Only a question of this conversation whose reply was forgotten can be answered again.",
+            code="not_answerable_again",
+            status=409,
+        )
+    yield from _reply_stream(user=user, question=question, vector=get_embedder().embed_one(question.content), stop=stop)
+
+
+def answer_again(*, user: User, conversation_id: AnyId, message_id: AnyId) -> tuple[Message, list[int]]:
+    """Answer a question again and wait for the whole reply; returns (reply, context ids)."""
+    *_, reply = answer_again_stream(user=user, conversation_id=conversation_id, message_id=message_id)
+    return reply.message, reply.context
 
 
 @dataclass

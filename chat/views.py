@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
-from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from dellm_site.errors import NotFound
 
 from . import selectors, services
-from .serializers import messages_serialize
+from .serializers import messages_in_reading_order, messages_serialize
 
 
 def home(request):
@@ -35,8 +34,11 @@ def conversation_page(request, conversation_id: int):
     try:
         conversation = selectors.conversation_get(user=request.user, conversation_id=conversation_id)
     except NotFound:
-        raise Http404("Conversation not found.") from None
-    messages = messages_serialize(selectors.message_list(user=request.user, conversation_id=conversation.pk))
+        # The site's own page, with debug on too: a forgotten conversation's link is an everyday visit.
+        return render(request, "404.html", {"what": "conversation"}, status=404)
+    messages = messages_in_reading_order(
+        messages_serialize(selectors.message_list(user=request.user, conversation_id=conversation.pk))
+    )
     return render(
         request,
         "chat/chat.html",

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
+from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from . import selectors
 from .forgetting import services
+from .graph_svg import preview_svg
 from .models import DeletionStatus
 from .serializers import (
     ConfirmSerializer,
@@ -50,6 +53,35 @@ class ForgetDetailApi(APIView):
         if deletion.status == DeletionStatus.COMPLETED:
             return Response(selectors.manifest_data(user=request.user, manifest=deletion.manifest))
         return Response(selectors.preview_data(request=deletion))
+
+
+class SvgRenderer(BaseRenderer):
+    media_type = "image/svg+xml"
+    format = "svg"
+    charset = "utf-8"
+
+    def render(self, data, accepted_media_type=None, renderer_context=None) -> bytes:
+        return data.encode()
+
+
+class SvgApiView(APIView):
+    """Answers with a picture drawn by the server (SVG); its errors are JSON, as everywhere else."""
+
+    renderer_classes = [SvgRenderer, JSONRenderer]
+
+    def handle_exception(self, exc):
+        self.request.accepted_renderer, self.request.accepted_media_type = JSONRenderer(), JSONRenderer.media_type
+        return super().handle_exception(exc)
+
+
+class ForgetGraphApi(SvgApiView):
+    @extend_schema(
+        responses={(200, "image/svg+xml"): OpenApiResponse(OpenApiTypes.STR)},
+        description="A preview as a picture (SVG): the matched items and those tainted through them.",
+    )
+    def get(self, request, request_id):
+        deletion = selectors.deletion_request_get(user=request.user, request_id=request_id)
+        return Response(preview_svg(user=request.user, request=deletion))
 
 
 class ForgetCancelApi(APIView):

@@ -27,5 +27,20 @@
     return data;
   }
 
-  window.DeLLMApi = { csrfToken: csrfToken, api: api };
+  // A picture of influence drawn by the server (SVG) put into ``container``; its items are links, and
+  // ``onItem(id, event)`` may handle a click on one instead of following it.
+  async function graphInto(container, url, onItem) {
+    container.textContent = "Drawing…";
+    let response;
+    try { response = await fetch(url, { credentials: "same-origin", headers: { Accept: "image/svg+xml, application/json" } }); } catch (e) { response = null; }
+    if (!response || !response.ok) { container.textContent = "Could not draw the picture."; return; }
+    container.innerHTML = await response.text(); // the server's own SVG: every text in it is escaped
+    if (onItem) {
+      container.querySelectorAll(".graph-node").forEach((node) => {
+        node.addEventListener("click", (event) => onItem(node.dataset.id, event));
+      });
+    }
+  }
+
+  window.DeLLMApi = { csrfToken: csrfToken, api: api, graphInto: graphInto };
 })();

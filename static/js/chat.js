@@ -28,7 +28,8 @@
     statusLine.classList.toggle("error", Boolean(isError));
   }
 
-  function bubble(message, streaming) {
+  // A new bubble at the end of the list, or before ``before`` (a reply written where a forgotten one was).
+  function bubble(message, streaming, before) {
     const hint = document.getElementById("empty-hint");
     if (hint) hint.remove();
     const article = document.createElement("article");
@@ -41,9 +42,55 @@
     article.append(meta, content);
     if (message) fill(article, message);
     else meta.innerHTML = '<span class="role">Assistant</span> <span class="typing">writing…</span>';
-    list.appendChild(article);
-    list.scrollTop = list.scrollHeight;
+    if (before) {
+      list.insertBefore(article, before);
+      article.scrollIntoView({ block: "nearest" });
+    } else {
+      list.appendChild(article);
+      list.scrollTop = list.scrollHeight;
+    }
     return article;
+  }
+
+  // Where a forgotten reply was: a note that holds none of it, and "Answer again".
+  function replyRemovedNote(questionId) {
+    const note = document.createElement("div");
+    note.className = "reply-removed";
+    note.dataset.question = questionId;
+    note.setAttribute("role", "note");
+    const text = document.createElement("p");
+    text.textContent = "A reply was removed here because it used something you asked me to forget.";
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "small answer-again";
+    button.dataset.question = questionId;
+    button.textContent = "Answer again";
+    note.append(text, button);
+    return note;
+  }
+
+  // After a deletion: a note under every question of this conversation whose reply went.
+  async function showRemovedReplies() {
+    if (disabled) return;
+    const response = await fetch("/api/conversations/" + conversationId + "/messages/", { headers: { Accept: "application/json" } });
+    if (!response.ok) return;
+    (await response.json()).forEach((message) => {
+      const question = document.getElementById("m" + message.id);
+      if (!message.reply_removed || !question || list.querySelector('.reply-removed[data-question="' + message.id + '"]')) return;
+      question.after(replyRemovedNote(message.id));
+    });
+  }
+
+  let again = null; // the note whose question is being answered again
+  function answerAgain(note) {
+    if (!socket || socket.readyState !== WebSocket.OPEN || pending) { setStatus("Not ready yet; try again in a moment.", true); return; }
+    socket.send(JSON.stringify({ type: "answer_again", message_id: Number(note.dataset.question) }));
+    again = note;
+    note.hidden = true;
+    pending = bubble(null, true, note);
+    streaming(true);
+    sendButton.disabled = true;
+    setStatus("Answering again…");
   }
 
   function forgetAction(id) {
@@ -127,6 +174,7 @@
       const frame = JSON.parse(event.data);
       if (frame.type === "user_message") {
         bubble(frame.message, false);
+        refreshTitle(); // the first message names a new conversation
         pending = bubble(null, true);
         streaming(true);
       } else if (frame.type === "token") {
@@ -137,6 +185,7 @@
         if (!pending) pending = bubble(null, true);
         fill(pending, frame.message);
         pending = null;
+        if (again) { again.remove(); again = null; }
         streaming(false);
         sendButton.disabled = false;
         setStatus("");
@@ -162,6 +211,7 @@
         if (window.DeLLMForget) window.DeLLMForget.showManifest(frame.manifest);
       } else if (frame.type === "error") {
         if (pending) { pending.remove(); pending = null; }
+        if (again) { again.hidden = false; again = null; }
         streaming(false);
         sendButton.disabled = false;
         setStatus(frame.detail || "Something went wrong.", true);
@@ -223,6 +273,45 @@
     if (event.key === "Enter" && !event.shiftKey) { event.preventDefault(); form.requestSubmit(); }
   });
 
+  // The conversation's title, in the header, the list and the window's title, as the server has it now.
+  function showTitle(conversation) {
+    const name = conversation.title || "Conversation " + conversation.id;
+    document.getElementById("conversation-title").textContent = name;
+    document.title = name + " · DeLLM";
+    const link = document.querySelector('.conversations li[data-conversation="' + conversation.id + '"] a');
+    if (link) link.textContent = conversation.title || "New conversation";
+    renameInput.value = conversation.title;
+  }
+
+  async function refreshTitle() {
+    try { showTitle(await window.DeLLMApi.api("GET", "/api/conversations/" + conversationId + "/")); } catch (e) { /* kept as it is */ }
+  }
+
+  // Rename: the title becomes a field in place; Enter saves, Escape or Cancel leaves it.
+  const renameForm = document.getElementById("rename-form");
+  const renameInput = document.getElementById("rename-input");
+  const renameButton = document.getElementById("rename-conversation");
+  const titleHeading = document.getElementById("conversation-title");
+  function renaming(on) {
+    renameForm.hidden = !on;
+    titleHeading.hidden = on;
+    renameButton.hidden = on;
+    if (on) { renameInput.focus(); renameInput.select(); } else renameButton.focus();
+  }
+  renameButton.addEventListener("click", () => renaming(true));
+  document.getElementById("rename-cancel").addEventListener("click", () => renaming(false));
+  renameInput.addEventListener("keydown", (event) => { if (event.key === "Escape") { event.stopPropagation(); renaming(false); } });
+  renameForm.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    try {
+      showTitle(await window.DeLLMApi.api("PATCH", "/api/conversations/" + conversationId + "/", { title: renameInput.value.trim() }));
+      renaming(false);
+      setStatus("Renamed.");
+    } catch (e) {
+      setStatus(e.message, true);
+    }
+  });
+
   // Influence panel: what a message was built from, and everything it influenced.
   const KIND_LABELS = { user: "Your message", assistant: "Reply", fact: "Fact", summary: "Summary" };
 
@@ -282,7 +371,15 @@
       inf.appendChild(itemLine(entry.id, items, path));
     });
     if (!data.influenced.length) inf.innerHTML = '<li class="muted">No later message used it.</li>';
-    body.append(ctxTitle, ctx, infTitle, inf);
+    const picture = document.createElement("figure");
+    picture.className = "graph-wrap";
+    picture.id = "influence-graph";
+    body.append(picture, ctxTitle, ctx, infTitle, inf);
+    // A click on an item of this page opens its influence here; any other item opens where it lives.
+    window.DeLLMApi.graphInto(picture, "/api/messages/" + id + "/influence/graph/", (itemId, event) => {
+      const shown = list.querySelector('.message[data-id="' + itemId + '"]');
+      if (shown) { event.preventDefault(); showInfluence(shown); }
+    });
     document.querySelectorAll(".message.influenced").forEach((m) => m.classList.remove("influenced"));
     data.influenced.forEach((entry) => {
       const el = list.querySelector('.message[data-id="' + entry.id + '"]');
@@ -308,6 +405,8 @@
   list.addEventListener("click", (event) => {
     const copy = event.target.closest(".msg-copy");
     if (copy) { copyMessage(copy.closest(".message")); return; }
+    const answer = event.target.closest(".answer-again");
+    if (answer) { answerAgain(answer.closest(".reply-removed")); return; }
     if (event.target.closest(".msg-actions")) return; // the Forget action is handled by forget.js
     const article = event.target.closest(".message");
     if (!article) return;
@@ -325,6 +424,7 @@
     if (event.key === "Escape" && !panel.hidden) closeInfluence();
   });
   document.addEventListener("dellm:forget-open", closeInfluence);
+  document.addEventListener("dellm:forget-done", showRemovedReplies);
   document.addEventListener("dellm:conversation-deleted", () => {
     // The page's conversation is gone: stop writing to it.
     input.disabled = true;

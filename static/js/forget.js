@@ -25,6 +25,8 @@
     cancel: $("forget-cancel"),
     expiry: $("forget-expiry"),
     result: $("forget-result"),
+    graph: $("forget-graph"),
+    graphFigure: $("forget-graph-figure"),
   };
   const idNode = document.getElementById("conversation-id");
   const currentConversation = idNode ? JSON.parse(idNode.textContent) : null;
@@ -337,6 +339,9 @@
     }
     highlight(preview);
     els.items.textContent = "";
+    els.graph.hidden = !preview.matched.length;
+    els.graphFigure.textContent = "";
+    if (els.graph.open) drawGraph();
     els.preview.hidden = false;
     els.preview.classList.toggle("empty", !preview.matched.length);
     if (!preview.matched.length) {
@@ -415,6 +420,11 @@
       els.expiry.textContent = isNaN(until) ? "" : "This preview can be confirmed until " + until.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }) + ".";
     }
     updateSummary();
+  }
+
+  // The preview as a picture: what it matched, and what was built from that.
+  function drawGraph() {
+    if (state.preview) window.DeLLMApi.graphInto(els.graphFigure, "/api/forget/" + encodeURIComponent(state.preview.request_id) + "/graph/");
   }
 
   function updateSummary() {
@@ -674,6 +684,7 @@
     if (state.params) requestPreview(state.params, els.depth.value);
   });
   els.confirm.addEventListener("click", confirm);
+  els.graph.addEventListener("toggle", () => { if (els.graph.open && !els.graphFigure.firstChild) drawGraph(); });
   els.cancel.addEventListener("click", close);
   $("forget-close").addEventListener("click", close);
   const opener = $("forget-open");
