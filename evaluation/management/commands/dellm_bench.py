@@ -7,6 +7,7 @@ Run it through `make bench`, which points it at a database of its own (dellm_ben
 from __future__ import annotations
 
 import json
+import math
 import random
 import statistics
 import time
@@ -42,6 +43,16 @@ SECRETS = [
     "My ex is called Jordan Whitaker.",
     "My passport number is X4482913.",
     "My daughter goes to Riverside Primary.",
+]
+
+
+# Requests in words of several shapes (a statement, a category, a value, two targets, no readable target).
+PREVIEW_REQUESTS = [
+    "Forget that I live in Lisbon",
+    "please delete where I work from your memory",
+    "I'd rather you didn't know anything about my sister",
+    "erase my salary and my phone number",
+    "the Lisbon thing, don't keep it",
 ]
 
 
@@ -117,13 +128,15 @@ class Command(BaseCommand):
             "params": {**params, "top_k": settings.DELLM_CONTEXT_TOP_K},
         }
 
-        preview_ms, _ = _timed(
-            lambda: forget.forget_preview(user=user, mode="natural", query="Forget that I live in Lisbon"), repeat
-        )
+        preview_runs = []
+        for query in PREVIEW_REQUESTS * max(1, -(-max(20, repeat) // len(PREVIEW_REQUESTS))):
+            preview_runs += _timed(lambda q=query: forget.forget_preview(user=user, mode="natural", query=q), 1)[1]
+        preview_runs.sort()
         results["forget_preview"] = {
-            "value": round(preview_ms, 2),
+            "value": round(statistics.median(preview_runs), 2),
+            "p95": round(preview_runs[max(0, math.ceil(0.95 * len(preview_runs)) - 1)], 2),
             "unit": "ms",
-            "params": {**params, "mode": "natural", "query": "Forget that I live in Lisbon"},
+            "params": {**params, "mode": "natural", "runs": len(preview_runs), "requests": PREVIEW_REQUESTS},
         }
 
         confirm_runs, sizes, residue_runs, residue_found = [], [], [], []
