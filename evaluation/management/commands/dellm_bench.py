@@ -183,7 +183,10 @@ class Command(BaseCommand):
             "|---|---|---|---|",
         ]
         for name, r in results.items():
-            lines.append(f"| {name} | {r['value']} {r['unit']} | {r.get('baseline', '')} | {r.get('ratio', '')} |")
+            p95 = f" (p95 {r['p95']})" if "p95" in r else ""
+            lines.append(
+                f"| {name} | {r['value']}{p95} {r['unit']} | {r.get('baseline', '')} | {r.get('ratio', '')} |"
+            )
         (Path(out) / "bench.md").write_text("\n".join(lines) + "\n")
         self.stdout.write("\n".join(lines))
 
