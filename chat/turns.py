@@ -28,6 +28,7 @@ from dellm_site.types import AnyId
 from dellm_site.validation import text_validate
 from memory.graph import edges_record
 from memory.models import Node
+from memory.preferences import memory_enabled
 from memory.retrieval import context_retrieve
 from memory.summaries import summary_due
 from memory.tasks import embed_node, facts_extract_task, summary_refresh_task
@@ -77,10 +78,11 @@ def _user_message_store(*, user, conversation: Conversation, content: str) -> Me
     return message
 
 
-def _enqueue_derivations(*, user_message_id: int, conversation: Conversation) -> None:
+def _enqueue_derivations(*, user_message_id: int, conversation: Conversation, remember: bool) -> None:
     """Facts and summaries are derived once the turn is over, so a reply's context never holds a
-    record derived from the very message it answers (in-process or with workers alike)."""
-    if not settings.DELLM_DERIVED_MEMORY:
+    record derived from the very message it answers (in-process or with workers alike). Nothing is
+    derived when the turn does not ``remember`` (memory turned off)."""
+    if not settings.DELLM_DERIVED_MEMORY or not remember:
         return
     transaction.on_commit(lambda: facts_extract_task.delay(user_message_id))
     if summary_due(conversation_id=conversation.pk):
@@ -88,7 +90,7 @@ def _enqueue_derivations(*, user_message_id: int, conversation: Conversation) ->
 
 
 @transaction.atomic
-def _reply_store(*, user, question: Message, content: str, context_ids: list[int]) -> Message:
+def _reply_store(*, user, question: Message, content: str, context_ids: list[int], remember: bool) -> Message:
     # Lock the context so a concurrent deletion either happens before (we refuse to save a
     # reply built from deleted items) or waits until the reply and its edges exist (and taints it).
     alive = set(Node.objects.select_for_update().filter(pk__in=context_ids, owner=user).values_list("pk", flat=True))
@@ -107,8 +109,13 @@ def _reply_store(*, user, question: Message, content: str, context_ids: list[int
         Message.objects.filter(pk=question.pk).update(reply_removed=False)
     Conversation.objects.filter(pk=conversation.pk).update(updated_at=timezone.now())
     _enqueue_embedding(reply.pk)
-    _enqueue_derivations(user_message_id=question.pk, conversation=conversation)
+    _enqueue_derivations(user_message_id=question.pk, conversation=conversation, remember=remember)
     return reply
+
+
+def _remembers(*, user: User) -> bool:
+    """Whether a turn reads from memory and adds to it (facts, summaries): not while the user has it off."""
+    return memory_enabled(user=user)
 
 
 def forget_question(*, content: str, targets: list[str], confidence: float) -> dict:
@@ -169,8 +176,10 @@ def message_post_stream(
 
 
 def _reply_stream(*, user: User, question: Message, vector, stop: threading.Event | None) -> Iterator[ChatEvent]:
-    """Retrieve the question's context, stream the LLM's answer, store the reply with its edges."""
-    retrieved = context_retrieve(user=user, query_vector=vector, exclude_ids={question.pk})
+    """Retrieve the question's context, stream the LLM's answer, store the reply with its edges. With the
+    user's memory off the context is the question alone, and nothing is derived from it."""
+    remember = _remembers(user=user)
+    retrieved = context_retrieve(user=user, query_vector=vector, exclude_ids={question.pk}) if remember else []
     prompt = Prompt(question=question.content, context=[item.node.content for item in retrieved])
     pieces: list[str] = []
     for delta in get_llm().stream(prompt):
@@ -181,7 +190,7 @@ def _reply_stream(*, user: User, question: Message, vector, stop: threading.Even
 
     context_ids = [question.pk, *(item.node.pk for item in retrieved)]
     text = "".join(pieces).strip() or STOPPED_EMPTY
-    reply = _reply_store(user=user, question=question, content=text, context_ids=context_ids)
+    reply = _reply_store(user=user, question=question, content=text, context_ids=context_ids, remember=remember)
     yield ChatEvent(
         type="reply",
         message=reply,

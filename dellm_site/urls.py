@@ -47,6 +47,7 @@ api_patterns = [
     # An integer for a named token, "login" for the login token.
     path("tokens/<str:token_id>/revoke/", accounts_api.TokenRevokeApi.as_view(), name="token-revoke"),
     path("memory/", memory_api.MemoryApi.as_view(), name="memory"),
+    path("memory/settings/", memory_api.MemorySettingsApi.as_view(), name="memory-settings"),
     path("memory/facts/<int:fact_id>/rectify/", memory_api.FactRectifyApi.as_view(), name="fact-rectify"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
 ]
