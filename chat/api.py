@@ -12,9 +12,10 @@ from memory.graph import context_ids
 from memory.selectors import node_summaries
 from provenance.api import SvgApiView
 from provenance.graph_svg import influence_svg
-from provenance.selectors import node_influence
+from provenance.selectors import manifest_data, node_influence
+from provenance.serializers import ManifestSerializer
 
-from . import selectors, services, turns
+from . import selectors, services, temporary, turns
 from .serializers import (
     AnswerAgainResultSerializer,
     ConversationCreateSerializer,
@@ -59,6 +60,19 @@ class ConversationDetailApi(APIView):
             user=request.user, conversation_id=conversation_id, title=data.validated_data["title"]
         )
         return Response(ConversationSerializer(conversation).data)
+
+
+class ConversationDiscardApi(APIView):
+    @extend_schema(
+        request=None,
+        responses=ManifestSerializer,
+        description="Discard a temporary chat: it is forgotten with everything in it, through the Forget flow "
+        "(so it appears in your deletion history, without its content); returns the manifest. 409 for a "
+        "conversation that is not temporary (forget it with /api/forget/preview/, mode 'conversation').",
+    )
+    def post(self, request, conversation_id: int):
+        manifest = temporary.conversation_discard(user=request.user, conversation_id=conversation_id)
+        return Response(manifest_data(user=request.user, manifest=manifest))
 
 
 class MessageListApi(APIView):

@@ -69,12 +69,16 @@ def _enqueue_embedding(node_id: int) -> None:
 
 @transaction.atomic
 def _user_message_store(*, user, conversation: Conversation, content: str) -> Message:
-    message = Message.objects.create(conversation=conversation, owner=user, role=Role.USER, content=content)
+    # A temporary chat's messages are kept for the chat alone: never retrievable, never embedded.
+    message = Message.objects.create(
+        conversation=conversation, owner=user, role=Role.USER, content=content, retrievable=not conversation.temporary
+    )
     if not conversation.title:
         conversation.title = conversation_title_from(content)
     conversation.updated_at = timezone.now()
     conversation.save(update_fields=["title", "updated_at"])
-    _enqueue_embedding(message.pk)
+    if not conversation.temporary:
+        _enqueue_embedding(message.pk)
     return message
 
 
@@ -102,20 +106,23 @@ def _reply_store(*, user, question: Message, content: str, context_ids: list[int
         )
     conversation = question.conversation
     reply = Message.objects.create(
-        conversation=conversation, owner=user, role=Role.ASSISTANT, content=content, question=question
+        conversation=conversation, owner=user, role=Role.ASSISTANT, content=content, question=question,
+        retrievable=not conversation.temporary,
     )
     edges_record(context_ids=context_ids, dst_id=reply.pk)
     if question.reply_removed:
         Message.objects.filter(pk=question.pk).update(reply_removed=False)
     Conversation.objects.filter(pk=conversation.pk).update(updated_at=timezone.now())
-    _enqueue_embedding(reply.pk)
+    if not conversation.temporary:
+        _enqueue_embedding(reply.pk)
     _enqueue_derivations(user_message_id=question.pk, conversation=conversation, remember=remember)
     return reply
 
 
-def _remembers(*, user: User) -> bool:
-    """Whether a turn reads from memory and adds to it (facts, summaries): not while the user has it off."""
-    return memory_enabled(user=user)
+def _remembers(*, user: User, conversation: Conversation) -> bool:
+    """Whether a turn reads from memory and adds to it (facts, summaries): not while the user has it off,
+    never in a temporary chat."""
+    return not conversation.temporary and memory_enabled(user=user)
 
 
 def forget_question(*, content: str, targets: list[str], confidence: float) -> dict:
@@ -177,8 +184,8 @@ def message_post_stream(
 
 def _reply_stream(*, user: User, question: Message, vector, stop: threading.Event | None) -> Iterator[ChatEvent]:
     """Retrieve the question's context, stream the LLM's answer, store the reply with its edges. With the
-    user's memory off the context is the question alone, and nothing is derived from it."""
-    remember = _remembers(user=user)
+    user's memory off, or in a temporary chat, the context is the question alone and nothing is derived."""
+    remember = _remembers(user=user, conversation=question.conversation)
     retrieved = context_retrieve(user=user, query_vector=vector, exclude_ids={question.pk}) if remember else []
     prompt = Prompt(question=question.content, context=[item.node.content for item in retrieved])
     pieces: list[str] = []

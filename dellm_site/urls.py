@@ -22,6 +22,9 @@ api_patterns = [
     path("auth/token/", accounts_api.TokenObtainApi.as_view(), name="token"),
     path("conversations/", chat_api.ConversationListApi.as_view(), name="conversations"),
     path("conversations/<int:conversation_id>/", chat_api.ConversationDetailApi.as_view(), name="conversation"),
+    path(
+        "conversations/<int:conversation_id>/discard/", chat_api.ConversationDiscardApi.as_view(), name="discard"
+    ),
     path("conversations/<int:conversation_id>/messages/", chat_api.MessageListApi.as_view(), name="messages"),
     path(
         "conversations/<int:conversation_id>/messages/<int:message_id>/answer-again/",

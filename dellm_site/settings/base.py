@@ -172,6 +172,7 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 # within a minute. Without REDIS_URL there is no beat; previews are swept on every forget action instead.
 CELERY_BEAT_SCHEDULE = {
     "forget-previews-expire": {"task": "provenance.tasks.previews_expire_task", "schedule": 60.0},
+    "temporary-chats-expire": {"task": "chat.tasks.temporary_conversations_expire_task", "schedule": 600.0},
 }
 
 # --- REST API ---------------------------------------------------------------------------
@@ -247,6 +248,9 @@ DELLM_DERIVED_MEMORY = env.bool("DELLM_DERIVED_MEMORY", default=True)
 # A conversation's summary is refreshed every N user messages, from at most M of its latest.
 DELLM_SUMMARY_EVERY = env.int("DELLM_SUMMARY_EVERY", default=3)
 DELLM_SUMMARY_MAX_SOURCES = env.int("DELLM_SUMMARY_MAX_SOURCES", default=50)
+# A temporary chat (never remembered, never used elsewhere) is forgotten, through the Forget flow, once it has
+# been idle this many hours (checked every 10 minutes by the beat, or when its owner opens the chat without workers).
+DELLM_TEMPORARY_CHAT_HOURS = env.int("DELLM_TEMPORARY_CHAT_HOURS", default=24)
 # Kinds of stored items that may enter a reply's context.
 DELLM_CONTEXT_KINDS = env.list("DELLM_CONTEXT_KINDS", default=["message", "fact", "summary"])
 

@@ -196,6 +196,12 @@
   }
 
   function openForConversation(id) {
+    const button = $("delete-conversation");
+    if (id === currentConversation && button && button.dataset.temporary) {
+      open({ heading: "Discard temporary chat", origin: "Forget this temporary chat and everything in it. The deletion is recorded in your Deletion history, without its content." });
+      requestPreview({ mode: "conversation", conversation_id: Number(id) });
+      return;
+    }
     open({
       heading: "Delete conversation",
       origin: "Delete " + (id === currentConversation ? "this conversation" : conversationLabel(id)) +
