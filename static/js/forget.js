@@ -36,6 +36,7 @@
     keyword: "matches the words",
     semantic: "similar in meaning",
     conversation: "in the conversation",
+    all: "everything you stored",
     fact_source: "a matched fact was taken from it",
     added: "added by you",
   };
@@ -208,6 +209,16 @@
         ": all its messages, the conversation itself, and every reply elsewhere that used them.",
     });
     requestPreview({ mode: "conversation", conversation_id: Number(id) });
+  }
+
+  // "Clear all memory" (the Memory page): everything stored, previewed like any other request.
+  function openForAll() {
+    open({
+      heading: "Clear all memory",
+      origin: "Forget everything I remember: every conversation, message, fact and summary. Your account and " +
+        "tokens stay. Nothing is deleted until you confirm.",
+    });
+    requestPreview({ mode: "all" });
   }
 
   // A preview that arrived from the chat composer ("Forget that I live in Lisbon").
@@ -734,5 +745,6 @@
     openForMessage: openForMessage,
     openForItems: openForItems,
     openForConversation: openForConversation,
+    openForAll: openForAll,
   };
 })();
