@@ -148,7 +148,13 @@ STATIC_ROOT = BASE_DIR / "staticfiles"
 # --- Redis: channel layer and Celery broker; in-memory / in-process without REDIS_URL ---
 REDIS_URL = env("REDIS_URL", default="")
 if REDIS_URL:
-    CHANNEL_LAYERS = {"default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [REDIS_URL]}}}
+    # No read timeout: a socket's channel waits on Redis in blocking reads, which redis-py 8 would end after 5 s.
+    CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": None}]},
+        }
+    }
     CELERY_BROKER_URL = REDIS_URL
     CELERY_TASK_ALWAYS_EAGER = False
 else:
