@@ -104,6 +104,7 @@ class MessageListApi(APIView):
         body = {
             "user_message": MessageSerializer(user_message, context={"contexts": contexts}).data,
             "reply": MessageSerializer(reply, context={"contexts": contexts}).data,
+            "memory_updated": result.memory_updated,
         }
         return Response(body, status=status.HTTP_201_CREATED)
 

@@ -58,9 +58,19 @@ class MessageCreateSerializer(serializers.Serializer):
     )
 
 
+class SavedFactSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    content = serializers.CharField()
+
+
 class PostResultSerializer(serializers.Serializer):
     user_message = MessageSerializer()
     reply = MessageSerializer()
+    memory_updated = SavedFactSerializer(
+        many=True,
+        help_text="The facts saved from your message by the time the reply was stored (empty when none, or when "
+        "they are still being extracted by a worker).",
+    )
 
 
 class AnswerAgainResultSerializer(serializers.Serializer):

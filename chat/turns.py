@@ -30,6 +30,7 @@ from memory.graph import edges_record
 from memory.models import Node
 from memory.preferences import memory_enabled
 from memory.retrieval import context_retrieve
+from memory.selectors import facts_of_message
 from memory.summaries import summary_due
 from memory.tasks import embed_node, facts_extract_task, summary_refresh_task
 from provenance.forgetting.intent import intent_detect
@@ -52,7 +53,8 @@ message_validate = text_validate
 
 @dataclass
 class ChatEvent:
-    """One step of a reply: ``user_message``, then ``token`` repeatedly, then ``reply``."""
+    """One step of a reply: ``user_message``, then ``token`` repeatedly, then ``reply`` (``remembered``: facts may
+    be taken from its question), then ``memory_updated`` when facts were saved from the question by then."""
 
     type: str
     message: Message | None = None
@@ -61,6 +63,8 @@ class ChatEvent:
     scores: dict[int, float] = field(default_factory=dict)
     preview: dict | None = None
     question: dict | None = None
+    remembered: bool = False
+    facts: list[dict] = field(default_factory=list)
 
 
 def _enqueue_embedding(node_id: int) -> None:
@@ -180,6 +184,10 @@ def message_post_stream(
     user_message = _user_message_store(user=user, conversation=conversation, content=content)
     yield ChatEvent(type="user_message", message=user_message)
     yield from _reply_stream(user=user, question=user_message, vector=vector, stop=stop)
+    # In-process, the facts of the message exist now; with workers they come later (see ``streaming``).
+    saved = facts_of_message(message_id=user_message.pk)
+    if saved:
+        yield ChatEvent(type="memory_updated", message=user_message, facts=saved)
 
 
 def _reply_stream(*, user: User, question: Message, vector, stop: threading.Event | None) -> Iterator[ChatEvent]:
@@ -203,6 +211,7 @@ def _reply_stream(*, user: User, question: Message, vector, stop: threading.Even
         message=reply,
         context=context_ids,
         scores={item.node.pk: round(item.score, 4) for item in retrieved},
+        remembered=remember and settings.DELLM_DERIVED_MEMORY,
     )
 
 
@@ -235,6 +244,7 @@ class PostResult:
     context: list[int] = field(default_factory=list)
     forget_preview: dict | None = None
     forget_question: dict | None = None
+    memory_updated: list[dict] = field(default_factory=list)
 
     def __iter__(self):  # (user_message, reply, context), for callers that unpack
         return iter((self.user_message, self.reply, self.context))
@@ -252,4 +262,6 @@ def message_post(*, user: User, conversation_id: AnyId, content: object, answer:
             result.forget_preview = event.preview
         elif event.type == "forget_question":
             result.forget_question = event.question
+        elif event.type == "memory_updated":
+            result.memory_updated = event.facts
     return result
