@@ -195,7 +195,7 @@ def _reply_stream(*, user: User, question: Message, vector, stop: threading.Even
     user's memory off, or in a temporary chat, the context is the question alone and nothing is derived."""
     remember = _remembers(user=user, conversation=question.conversation)
     retrieved = context_retrieve(user=user, query_vector=vector, exclude_ids={question.pk}) if remember else []
-    prompt = Prompt(question=question.content, context=[item.node.content for item in retrieved])
+    prompt = Prompt(question=question.content, context=[item.node.content for item in retrieved], remembered=remember)
     pieces: list[str] = []
     for delta in get_llm().stream(prompt):
         if stop is not None and stop.is_set():

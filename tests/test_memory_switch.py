@@ -5,6 +5,8 @@ import pytest
 
 from chat import services
 from chat.models import Message
+from dellm_site.ai.local import UNREMEMBERED_ACKNOWLEDGEMENT
+from dellm_site.ai.prompts import SYSTEM_INSTRUCTION, UNREMEMBERED_INSTRUCTION, Prompt
 from memory.models import Edge, Fact, Summary
 from memory.preferences import memory_enabled, memory_preference_set
 from tests.conftest import say
@@ -29,10 +31,18 @@ def test_memory_off_retrieves_nothing_and_derives_nothing(user, settings):
     assert set(Fact.objects.filter(owner=user).values_list("pk", flat=True)) == facts_before
     assert Summary.objects.filter(owner=user).count() == summaries_before
     assert Message.objects.filter(conversation=second).count() == 2  # still stored
+    told = say(user, second, "My sister is called Ana.")
+    assert told.reply.content == UNREMEMBERED_ACKNOWLEDGEMENT  # no promise to remember
+    assert not Fact.objects.filter(owner=user, content__icontains="Ana").exists()
 
     memory_preference_set(user=user, enabled=True)
     again = say(user, second, "Where do I live?")
     assert len(again.context) > 1 and "Lisbon" in again.reply.content
+
+
+def test_a_model_is_told_when_nothing_is_remembered():
+    assert Prompt(question="Hi").to_messages()[0]["content"] == SYSTEM_INSTRUCTION
+    assert Prompt(question="Hi", remembered=False).to_messages()[0]["content"] == UNREMEMBERED_INSTRUCTION
 
 
 def test_memory_settings_api(api, user, other_user):

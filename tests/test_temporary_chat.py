@@ -32,6 +32,7 @@ def test_a_temporary_chat_is_neither_remembered_nor_retrieved(api, user, setting
     assert not Embedding.objects.filter(node__in=stored).exists()
     assert not Fact.objects.filter(owner=user, content__icontains="Sheldon").exists()
     assert not Summary.objects.filter(conversation=temporary).exists()
+    assert "not remember" in say(user, temporary, "My sister is called Ana.").reply.content
 
     asked = say(user, normal, "What is my tortoise called? Sheldon?")
     assert not set(asked.context) & set(stored.values_list("pk", flat=True))

@@ -425,7 +425,9 @@
       // A derived record named by the request is erased; one that merely used it is rebuilt.
       const erased = preview.derived.filter((d) => d.action === "erase").length;
       const rebuilt = preview.derived.length - erased;
-      if (erased) {
+      if (erased && preview.mode === "all") {
+        els.items.appendChild(el("p", "muted small-text", plural(erased, "fact or summary", "facts or summaries") + " will be erased with everything else, not rebuilt."));
+      } else if (erased) {
         els.items.appendChild(el("p", "muted small-text", plural(erased, "fact or summary", "facts or summaries") + " you named will be erased, not rebuilt. The messages " + (erased === 1 ? "it was" : "they were") + " built from stay unless you forget them too."));
       }
       if (rebuilt) {
