@@ -21,6 +21,7 @@ from dellm_site.errors import ApplicationError, NotFound
 from dellm_site.validation import id_value, text_check
 from memory.graph import context_ids
 from memory.models import Edge, Node
+from memory.preferences import memory_enabled
 from memory.selectors import memory_overview
 from provenance.forgetting import services as forget
 from provenance.models import DeletionRequest, DeletionStatus
@@ -62,7 +63,8 @@ def account_export(*, user: AbstractUser) -> dict[str, Any]:
     contexts = context_ids(node_ids=[m.pk for m in messages])
     return {
         "format": "dellm-export-1",
-        "user": {"username": user.get_username(), "date_joined": user.date_joined.isoformat()},
+        "user": {"username": user.get_username(), "date_joined": user.date_joined.isoformat(),
+                 "memory_enabled": memory_enabled(user=user)},
         "conversations": [
             {"id": c.pk, "title": c.title, "created_at": c.created_at.isoformat()}
             for c in Conversation.objects.filter(owner=user).order_by("pk")

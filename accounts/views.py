@@ -1,4 +1,4 @@
-"""Account pages: sign-up, API tokens, signing out everywhere, download my data, delete my account."""
+"""Account pages: sign-up, memory on or off, API tokens, signing out everywhere, download my data, delete my account."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET
 
 from dellm_site.errors import ApplicationError
+from memory.preferences import memory_enabled, memory_preference_set
 
 from . import selectors, services
 
@@ -27,12 +28,16 @@ def signup(request):
 
 @login_required
 def account(request):
-    """Account page: API tokens, password, signing out everywhere, download my data, delete my account."""
+    """Account page: memory on or off, API tokens, password, signing out everywhere, download my data, delete my
+    account."""
     new_key = None
     error = None
     if request.method == "POST":
         action = request.POST.get("action")
         try:
+            if action == "memory":
+                memory_preference_set(user=request.user, enabled=request.POST.get("enabled") == "on")
+                return redirect("account")
             if action == "create-token":
                 _, new_key = services.token_create(user=request.user, name=request.POST.get("name", ""))
             elif action == "revoke-token":
@@ -50,7 +55,8 @@ def account(request):
             error = exc.detail
     tokens = selectors.token_entries(user=request.user)
     return render(request, "account/account.html", {"tokens": tokens, "new_key": new_key, "error": error,
-                                                    "base_url": request.build_absolute_uri("/v1")})
+                                                    "base_url": request.build_absolute_uri("/v1"),
+                                                    "memory_on": memory_enabled(user=request.user)})
 
 
 @login_required

@@ -12,9 +12,10 @@ from memory.graph import context_ids
 from memory.selectors import node_summaries
 from provenance.api import SvgApiView
 from provenance.graph_svg import influence_svg
-from provenance.selectors import node_influence
+from provenance.selectors import manifest_data, node_influence
+from provenance.serializers import ManifestSerializer
 
-from . import selectors, services, turns
+from . import selectors, services, temporary, turns
 from .serializers import (
     AnswerAgainResultSerializer,
     ConversationCreateSerializer,
@@ -61,6 +62,19 @@ class ConversationDetailApi(APIView):
         return Response(ConversationSerializer(conversation).data)
 
 
+class ConversationDiscardApi(APIView):
+    @extend_schema(
+        request=None,
+        responses=ManifestSerializer,
+        description="Discard a temporary chat: it is forgotten with everything in it, through the Forget flow "
+        "(so it appears in your deletion history, without its content); returns the manifest. 409 for a "
+        "conversation that is not temporary (forget it with /api/forget/preview/, mode 'conversation').",
+    )
+    def post(self, request, conversation_id: int):
+        manifest = temporary.conversation_discard(user=request.user, conversation_id=conversation_id)
+        return Response(manifest_data(user=request.user, manifest=manifest))
+
+
 class MessageListApi(APIView):
     @extend_schema(responses=MessageSerializer(many=True))
     def get(self, request, conversation_id: int):
@@ -90,6 +104,7 @@ class MessageListApi(APIView):
         body = {
             "user_message": MessageSerializer(user_message, context={"contexts": contexts}).data,
             "reply": MessageSerializer(reply, context={"contexts": contexts}).data,
+            "memory_updated": result.memory_updated,
         }
         return Response(body, status=status.HTTP_201_CREATED)
 

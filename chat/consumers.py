@@ -3,8 +3,10 @@
 the reply being streamed; it is stored as far as it got) or ``{"type": "answer_again", "message_id"}`` (a question
 whose reply was forgotten gets a new one: ``token``..., ``reply``); the server answers
 with ``user_message``, ``token``..., ``reply`` (or ``forget_preview``, ``forget_done``, ``history``) frames, and
-``{"type": "error", "code", "detail"}``. A turn goes on when its client leaves: a client that comes back asks
-for the ``history`` after the last message it saw."""
+``{"type": "error", "code", "detail"}``. When facts are saved from a message, ``{"type": "memory_updated",
+"message": id, "facts": [{id, content}]}`` follows its reply (at once in-process; with workers once extracted).
+A turn goes on when its client leaves: a client that comes back asks for the ``history`` after the last message
+it saw."""
 
 from __future__ import annotations
 

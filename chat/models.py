@@ -19,6 +19,9 @@ class Conversation(models.Model):
     # How an OpenAI-compatible client addresses this conversation (per token, or its `user` field).
     # NULL, not "", for conversations no client keys: the unique constraint ignores NULLs.
     external_key = models.CharField(max_length=200, null=True, blank=True)  # noqa: DJ001
+    # A temporary chat: its messages are never given to the LLM again, embedded or turned into facts or
+    # summaries, and it is forgotten when discarded or once idle (DELLM_TEMPORARY_CHAT_HOURS).
+    temporary = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

@@ -15,12 +15,17 @@ from .models import Conversation, Message
 class ConversationSerializer(serializers.ModelSerializer):
     class Meta:
         model = Conversation
-        fields = ["id", "title", "created_at"]
-        read_only_fields = ["id", "created_at"]
+        fields = ["id", "title", "created_at", "temporary"]
+        read_only_fields = ["id", "created_at", "temporary"]
 
 
 class ConversationCreateSerializer(serializers.Serializer):
     title = serializers.CharField(required=False, allow_blank=True, max_length=200, default="")
+    temporary = serializers.BooleanField(
+        required=False, default=False,
+        help_text="A temporary chat: its messages are never remembered (no context elsewhere, no facts or "
+        "summaries) and it is forgotten once discarded or idle for DELLM_TEMPORARY_CHAT_HOURS. Set at creation.",
+    )
 
 
 class MessageSerializer(serializers.ModelSerializer):
@@ -53,9 +58,19 @@ class MessageCreateSerializer(serializers.Serializer):
     )
 
 
+class SavedFactSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    content = serializers.CharField()
+
+
 class PostResultSerializer(serializers.Serializer):
     user_message = MessageSerializer()
     reply = MessageSerializer()
+    memory_updated = SavedFactSerializer(
+        many=True,
+        help_text="The facts saved from your message by the time the reply was stored (empty when none, or when "
+        "they are still being extracted by a worker).",
+    )
 
 
 class AnswerAgainResultSerializer(serializers.Serializer):

@@ -25,12 +25,12 @@ def conversation_title_from(content: str) -> str:
 
 
 @transaction.atomic
-def conversation_create(*, user: User, title: str = "") -> Conversation:
-    """Start a new conversation for the user."""
+def conversation_create(*, user: User, title: str = "", temporary: bool = False) -> Conversation:
+    """Start a new conversation for the user (``temporary``: one that is never remembered)."""
     title = text_check(title or "", field="title").strip()
     if len(title) > 200:
         raise ApplicationError("The title is longer than 200 characters.", code="invalid")
-    return Conversation.objects.create(owner=user, title=title)
+    return Conversation.objects.create(owner=user, title=title, temporary=bool(temporary))
 
 
 @transaction.atomic

@@ -7,12 +7,16 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+import time
 from typing import TYPE_CHECKING
 
 from channels.db import database_sync_to_async
+from django.conf import settings
 
 from dellm_site.errors import ApplicationError
 from dellm_site.types import AnyId
+from memory.extraction import states_facts
+from memory.selectors import facts_of_message
 
 from . import turns
 from .serializers import messages_serialize
@@ -24,6 +28,9 @@ logger = logging.getLogger(__name__)
 
 # Strong references to the running turns: one whose socket has closed is still kept until it ends.
 _running: set[asyncio.Future] = set()
+# With workers, how long a turn waits for the facts taken from its message, and how often it looks.
+FACTS_WAIT_S = 20.0
+FACTS_POLL_S = 0.5
 
 
 def error_frame(code: str, detail: str) -> dict:
@@ -38,10 +45,31 @@ def event_frame(event: turns.ChatEvent) -> dict:
         return {"type": "forget_preview", "preview": event.preview}
     if event.type == "forget_question":
         return {"type": "forget_question", "question": event.question}
+    if event.type == "memory_updated":
+        return memory_frame(message_id=event.message.pk, facts=event.facts)
     message = messages_serialize([event.message])[0]
     if event.type == "reply":
         message["context"] = event.context
     return {"type": event.type, "message": message}
+
+
+def memory_frame(*, message_id: int, facts: list[dict]) -> dict:
+    """The "Memory updated" frame: the facts just saved from one of the user's messages."""
+    return {"type": "memory_updated", "message": message_id, "facts": facts}
+
+
+def facts_wait(*, question: dict) -> list[dict]:
+    """With Celery workers a message's facts are extracted after its turn: look for them for a while (only for
+    a message that states something about the user). In-process they are already in the turn's frames."""
+    if settings.CELERY_TASK_ALWAYS_EAGER or not states_facts(question["content"]):
+        return []
+    deadline = time.monotonic() + FACTS_WAIT_S
+    while time.monotonic() < deadline:
+        time.sleep(FACTS_POLL_S)
+        saved = facts_of_message(message_id=question["id"])
+        if saved:
+            return saved
+    return []
 
 
 def turn_start(
@@ -75,8 +103,17 @@ def turn_start(
                     user=user, conversation_id=conversation_id, content=content, answer=answer, stop=stop
                 )
             )
+            question, noted = None, False
             for event in events:
-                put(event_frame(event))
+                frame = event_frame(event)
+                put(frame)
+                if event.type == "user_message":
+                    question = frame["message"]
+                noted = noted or event.type == "memory_updated"
+                if event.type == "reply" and not event.remembered:
+                    question = None
+            if question is not None and not noted and (saved := facts_wait(question=question)):
+                put(memory_frame(message_id=question["id"], facts=saved))
         except ApplicationError as exc:
             put(error_frame(exc.code, exc.detail))
         except Exception:  # never leave the client waiting without a frame

@@ -28,7 +28,9 @@ from dellm_site.types import AnyId
 from dellm_site.validation import text_validate
 from memory.graph import edges_record
 from memory.models import Node
+from memory.preferences import memory_enabled
 from memory.retrieval import context_retrieve
+from memory.selectors import facts_of_message
 from memory.summaries import summary_due
 from memory.tasks import embed_node, facts_extract_task, summary_refresh_task
 from provenance.forgetting.intent import intent_detect
@@ -51,7 +53,8 @@ message_validate = text_validate
 
 @dataclass
 class ChatEvent:
-    """One step of a reply: ``user_message``, then ``token`` repeatedly, then ``reply``."""
+    """One step of a reply: ``user_message``, then ``token`` repeatedly, then ``reply`` (``remembered``: facts may
+    be taken from its question), then ``memory_updated`` when facts were saved from the question by then."""
 
     type: str
     message: Message | None = None
@@ -60,6 +63,8 @@ class ChatEvent:
     scores: dict[int, float] = field(default_factory=dict)
     preview: dict | None = None
     question: dict | None = None
+    remembered: bool = False
+    facts: list[dict] = field(default_factory=list)
 
 
 def _enqueue_embedding(node_id: int) -> None:
@@ -68,19 +73,24 @@ def _enqueue_embedding(node_id: int) -> None:
 
 @transaction.atomic
 def _user_message_store(*, user, conversation: Conversation, content: str) -> Message:
-    message = Message.objects.create(conversation=conversation, owner=user, role=Role.USER, content=content)
+    # A temporary chat's messages are kept for the chat alone: never retrievable, never embedded.
+    message = Message.objects.create(
+        conversation=conversation, owner=user, role=Role.USER, content=content, retrievable=not conversation.temporary
+    )
     if not conversation.title:
         conversation.title = conversation_title_from(content)
     conversation.updated_at = timezone.now()
     conversation.save(update_fields=["title", "updated_at"])
-    _enqueue_embedding(message.pk)
+    if not conversation.temporary:
+        _enqueue_embedding(message.pk)
     return message
 
 
-def _enqueue_derivations(*, user_message_id: int, conversation: Conversation) -> None:
+def _enqueue_derivations(*, user_message_id: int, conversation: Conversation, remember: bool) -> None:
     """Facts and summaries are derived once the turn is over, so a reply's context never holds a
-    record derived from the very message it answers (in-process or with workers alike)."""
-    if not settings.DELLM_DERIVED_MEMORY:
+    record derived from the very message it answers (in-process or with workers alike). Nothing is
+    derived when the turn does not ``remember`` (memory turned off)."""
+    if not settings.DELLM_DERIVED_MEMORY or not remember:
         return
     transaction.on_commit(lambda: facts_extract_task.delay(user_message_id))
     if summary_due(conversation_id=conversation.pk):
@@ -88,7 +98,7 @@ def _enqueue_derivations(*, user_message_id: int, conversation: Conversation) ->
 
 
 @transaction.atomic
-def _reply_store(*, user, question: Message, content: str, context_ids: list[int]) -> Message:
+def _reply_store(*, user, question: Message, content: str, context_ids: list[int], remember: bool) -> Message:
     # Lock the context so a concurrent deletion either happens before (we refuse to save a
     # reply built from deleted items) or waits until the reply and its edges exist (and taints it).
     alive = set(Node.objects.select_for_update().filter(pk__in=context_ids, owner=user).values_list("pk", flat=True))
@@ -100,15 +110,23 @@ def _reply_store(*, user, question: Message, content: str, context_ids: list[int
         )
     conversation = question.conversation
     reply = Message.objects.create(
-        conversation=conversation, owner=user, role=Role.ASSISTANT, content=content, question=question
+        conversation=conversation, owner=user, role=Role.ASSISTANT, content=content, question=question,
+        retrievable=not conversation.temporary,
     )
     edges_record(context_ids=context_ids, dst_id=reply.pk)
     if question.reply_removed:
         Message.objects.filter(pk=question.pk).update(reply_removed=False)
     Conversation.objects.filter(pk=conversation.pk).update(updated_at=timezone.now())
-    _enqueue_embedding(reply.pk)
-    _enqueue_derivations(user_message_id=question.pk, conversation=conversation)
+    if not conversation.temporary:
+        _enqueue_embedding(reply.pk)
+    _enqueue_derivations(user_message_id=question.pk, conversation=conversation, remember=remember)
     return reply
+
+
+def _remembers(*, user: User, conversation: Conversation) -> bool:
+    """Whether a turn reads from memory and adds to it (facts, summaries): not while the user has it off,
+    never in a temporary chat."""
+    return not conversation.temporary and memory_enabled(user=user)
 
 
 def forget_question(*, content: str, targets: list[str], confidence: float) -> dict:
@@ -166,12 +184,18 @@ def message_post_stream(
     user_message = _user_message_store(user=user, conversation=conversation, content=content)
     yield ChatEvent(type="user_message", message=user_message)
     yield from _reply_stream(user=user, question=user_message, vector=vector, stop=stop)
+    # In-process, the facts of the message exist now; with workers they come later (see ``streaming``).
+    saved = facts_of_message(message_id=user_message.pk)
+    if saved:
+        yield ChatEvent(type="memory_updated", message=user_message, facts=saved)
 
 
 def _reply_stream(*, user: User, question: Message, vector, stop: threading.Event | None) -> Iterator[ChatEvent]:
-    """Retrieve the question's context, stream the LLM's answer, store the reply with its edges."""
-    retrieved = context_retrieve(user=user, query_vector=vector, exclude_ids={question.pk})
-    prompt = Prompt(question=question.content, context=[item.node.content for item in retrieved])
+    """Retrieve the question's context, stream the LLM's answer, store the reply with its edges. With the
+    user's memory off, or in a temporary chat, the context is the question alone and nothing is derived."""
+    remember = _remembers(user=user, conversation=question.conversation)
+    retrieved = context_retrieve(user=user, query_vector=vector, exclude_ids={question.pk}) if remember else []
+    prompt = Prompt(question=question.content, context=[item.node.content for item in retrieved], remembered=remember)
     pieces: list[str] = []
     for delta in get_llm().stream(prompt):
         if stop is not None and stop.is_set():
@@ -181,12 +205,13 @@ def _reply_stream(*, user: User, question: Message, vector, stop: threading.Even
 
     context_ids = [question.pk, *(item.node.pk for item in retrieved)]
     text = "".join(pieces).strip() or STOPPED_EMPTY
-    reply = _reply_store(user=user, question=question, content=text, context_ids=context_ids)
+    reply = _reply_store(user=user, question=question, content=text, context_ids=context_ids, remember=remember)
     yield ChatEvent(
         type="reply",
         message=reply,
         context=context_ids,
         scores={item.node.pk: round(item.score, 4) for item in retrieved},
+        remembered=remember and settings.DELLM_DERIVED_MEMORY,
     )
 
 
@@ -219,6 +244,7 @@ class PostResult:
     context: list[int] = field(default_factory=list)
     forget_preview: dict | None = None
     forget_question: dict | None = None
+    memory_updated: list[dict] = field(default_factory=list)
 
     def __iter__(self):  # (user_message, reply, context), for callers that unpack
         return iter((self.user_message, self.reply, self.context))
@@ -236,4 +262,6 @@ def message_post(*, user: User, conversation_id: AnyId, content: object, answer:
             result.forget_preview = event.preview
         elif event.type == "forget_question":
             result.forget_question = event.question
+        elif event.type == "memory_updated":
+            result.memory_updated = event.facts
     return result

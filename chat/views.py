@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
@@ -10,12 +11,15 @@ from dellm_site.errors import NotFound
 
 from . import selectors, services
 from .serializers import messages_in_reading_order, messages_serialize
+from .temporary import temporary_conversations_expire
 
 
 def home(request):
     """The latest conversation for a signed-in user; for a visitor, what DeLLM is."""
     if not request.user.is_authenticated:
         return render(request, "landing.html")
+    if settings.CELERY_TASK_ALWAYS_EAGER:  # no beat without workers: the user's idle temporary chats go now
+        temporary_conversations_expire(user=request.user)
     latest = selectors.conversation_list(user=request.user).first()
     if latest is None:
         return render(request, "chat/chat.html", {"conversations": [], "conversation": None, "messages": []})
@@ -25,7 +29,8 @@ def home(request):
 @login_required
 @require_POST
 def conversation_new(request):
-    conversation = services.conversation_create(user=request.user)
+    """A new conversation; a temporary chat when the form says so."""
+    conversation = services.conversation_create(user=request.user, temporary=request.POST.get("temporary") == "1")
     return redirect("chat:conversation", conversation_id=conversation.pk)
 
 
@@ -46,5 +51,6 @@ def conversation_page(request, conversation_id: int):
             "conversations": selectors.conversation_list(user=request.user),
             "conversation": conversation,
             "messages": messages,
+            "temporary_hours": settings.DELLM_TEMPORARY_CHAT_HOURS,
         },
     )

@@ -22,6 +22,9 @@ api_patterns = [
     path("auth/token/", accounts_api.TokenObtainApi.as_view(), name="token"),
     path("conversations/", chat_api.ConversationListApi.as_view(), name="conversations"),
     path("conversations/<int:conversation_id>/", chat_api.ConversationDetailApi.as_view(), name="conversation"),
+    path(
+        "conversations/<int:conversation_id>/discard/", chat_api.ConversationDiscardApi.as_view(), name="discard"
+    ),
     path("conversations/<int:conversation_id>/messages/", chat_api.MessageListApi.as_view(), name="messages"),
     path(
         "conversations/<int:conversation_id>/messages/<int:message_id>/answer-again/",
@@ -47,6 +50,7 @@ api_patterns = [
     # An integer for a named token, "login" for the login token.
     path("tokens/<str:token_id>/revoke/", accounts_api.TokenRevokeApi.as_view(), name="token-revoke"),
     path("memory/", memory_api.MemoryApi.as_view(), name="memory"),
+    path("memory/settings/", memory_api.MemorySettingsApi.as_view(), name="memory-settings"),
     path("memory/facts/<int:fact_id>/rectify/", memory_api.FactRectifyApi.as_view(), name="fact-rectify"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
 ]

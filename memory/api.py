@@ -8,8 +8,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from .facts import fact_rectify
+from .preferences import memory_enabled, memory_preference_set
 from .selectors import fact_detail, memory_overview
-from .serializers import FactSerializer, MemorySerializer, RectifySerializer
+from .serializers import FactSerializer, MemorySerializer, MemorySettingsSerializer, RectifySerializer
 
 
 class MemoryApi(APIView):
@@ -33,3 +34,16 @@ class FactRectifyApi(APIView):
         return Response(FactSerializer(row).data, status=status.HTTP_201_CREATED)
 
 
+class MemorySettingsApi(APIView):
+    @extend_schema(responses=MemorySettingsSerializer, description="Whether your memory is on.")
+    def get(self, request):
+        return Response({"enabled": memory_enabled(user=request.user)})
+
+    @extend_schema(request=MemorySettingsSerializer, responses=MemorySettingsSerializer,
+                   description="Turn your memory on or off.")
+    def put(self, request):
+        data = MemorySettingsSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        return Response({"enabled": memory_preference_set(user=request.user, enabled=data.validated_data["enabled"])})
+
+    patch = put

@@ -146,6 +146,20 @@ class Summary(Node):
         super().save(*args, **kwargs)
 
 
+class MemoryPreference(models.Model):
+    """Whether the user's turns use memory: with it off, a reply is given no stored item and nothing
+    (no fact, no summary) is derived from new messages; the messages themselves are still kept."""
+
+    owner = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True, related_name="memory_preference"
+    )
+    enabled = models.BooleanField(default=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"memory {'on' if self.enabled else 'off'} for {self.owner_id}"
+
+
 class TaskRun(models.Model):
     """One execution of a background job: kind, timing, attempts and outcome (admin-visible)."""
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from dellm_site.errors import NotFound
 
 from .graph import context_ids
-from .models import Fact, Node, Summary
+from .models import DerivedStatus, Fact, Node, Summary
 
 if TYPE_CHECKING:
     from dellm_site.types import User
@@ -47,6 +47,13 @@ def _summary_row(summary: Summary, sources: list[int]) -> dict:
     return {"id": summary.pk, "conversation": summary.conversation_id, "content": summary.content,
             "sources": sources, "version": summary.version, "status": summary.status,
             "derivation": summary.derivation, "rebuilt_at": summary.rebuilt_at}
+
+
+def facts_of_message(*, message_id: int) -> list[dict]:
+    """The current facts taken from one message (``{id, content}``), oldest first: what a "Memory updated"
+    note names."""
+    facts = Fact.objects.filter(in_edges__src_id=message_id, status=DerivedStatus.ACTIVE).order_by("pk")
+    return [{"id": pk, "content": content} for pk, content in facts.values_list("pk", "content")]
 
 
 def memory_overview(*, user: User) -> dict:

@@ -33,3 +33,11 @@ class MemorySerializer(serializers.Serializer):
 
 class RectifySerializer(serializers.Serializer):
     content = serializers.CharField(allow_blank=True, trim_whitespace=False)
+
+
+class MemorySettingsSerializer(serializers.Serializer):
+    enabled = serializers.BooleanField(
+        help_text="Memory on: replies are written with what you told me before, and facts and summaries are taken "
+        "from new messages. Off: a reply sees only your question and nothing is taken from what you say (your "
+        "messages are still kept in their conversation)."
+    )

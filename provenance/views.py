@@ -24,6 +24,7 @@ MODE_LABELS = {
     "semantic": "meaning",
     "natural": "request in words",
     "conversation": "whole conversation",
+    "all": "all memory",
 }
 CONFIRMED = (DeletionStatus.EXECUTING, DeletionStatus.VERIFYING, DeletionStatus.COMPLETED)
 PAGE_SIZE = 50

@@ -18,11 +18,13 @@ from .prompts import Prompt
 from .text import SENTENCE_END, is_question, third_person, user_statements
 
 ACKNOWLEDGEMENT = "Noted, I will remember that."
+# With memory off or in a temporary chat: nothing is remembered, so nothing is promised.
+UNREMEMBERED_ACKNOWLEDGEMENT = "Noted, but memory is off here, so I will not remember that."
 NOTHING_RELEVANT = "I don't have anything in my memory about that."
 QUOTE_PREFIX = "From what you told me:"
 SUMMARY_PREFIX = "The user said:"
 
-_OWN_PHRASES = {ACKNOWLEDGEMENT.lower(), NOTHING_RELEVANT.lower()}
+_OWN_PHRASES = {ACKNOWLEDGEMENT.lower(), UNREMEMBERED_ACKNOWLEDGEMENT.lower(), NOTHING_RELEVANT.lower()}
 
 
 def candidate_sentences(items: list[str]) -> list[str]:
@@ -56,7 +58,7 @@ class LocalLLM(LLM):
 
     def answer(self, prompt: Prompt) -> str:
         if not is_question(prompt.question):
-            return ACKNOWLEDGEMENT
+            return ACKNOWLEDGEMENT if prompt.remembered else UNREMEMBERED_ACKNOWLEDGEMENT
         sentences = candidate_sentences(prompt.context)
         if not sentences:
             return NOTHING_RELEVANT

@@ -12,6 +12,11 @@ ANSWER_INSTRUCTION = (
 )
 NO_CONTEXT_INSTRUCTION = "Answer the user's message below."
 SYSTEM_INSTRUCTION = "You are a helpful assistant with a long-term memory of this user."
+# Memory turned off, or a temporary chat: nothing said now is remembered, so the model must not promise to.
+UNREMEMBERED_INSTRUCTION = (
+    "You are a helpful assistant. Memory is off for this message: nothing the user says here is remembered, "
+    "so never say that you will remember it."
+)
 
 
 @dataclass(frozen=True)
@@ -20,6 +25,7 @@ class Prompt:
 
     question: str
     context: list[str] = field(default_factory=list)
+    remembered: bool = True  # False with memory off or in a temporary chat
 
     def render(self) -> str:
         if not self.context:
@@ -29,7 +35,7 @@ class Prompt:
 
     def to_messages(self) -> list[dict]:
         return [
-            {"role": "system", "content": SYSTEM_INSTRUCTION},
+            {"role": "system", "content": SYSTEM_INSTRUCTION if self.remembered else UNREMEMBERED_INSTRUCTION},
             {"role": "user", "content": self.render()},
         ]
 

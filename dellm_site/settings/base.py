@@ -148,7 +148,13 @@ STATIC_ROOT = BASE_DIR / "staticfiles"
 # --- Redis: channel layer and Celery broker; in-memory / in-process without REDIS_URL ---
 REDIS_URL = env("REDIS_URL", default="")
 if REDIS_URL:
-    CHANNEL_LAYERS = {"default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [REDIS_URL]}}}
+    # No read timeout: a socket's channel waits on Redis in blocking reads, which redis-py 8 would end after 5 s.
+    CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": None}]},
+        }
+    }
     CELERY_BROKER_URL = REDIS_URL
     CELERY_TASK_ALWAYS_EAGER = False
 else:
@@ -172,6 +178,7 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 # within a minute. Without REDIS_URL there is no beat; previews are swept on every forget action instead.
 CELERY_BEAT_SCHEDULE = {
     "forget-previews-expire": {"task": "provenance.tasks.previews_expire_task", "schedule": 60.0},
+    "temporary-chats-expire": {"task": "chat.tasks.temporary_conversations_expire_task", "schedule": 600.0},
 }
 
 # --- REST API ---------------------------------------------------------------------------
@@ -247,6 +254,9 @@ DELLM_DERIVED_MEMORY = env.bool("DELLM_DERIVED_MEMORY", default=True)
 # A conversation's summary is refreshed every N user messages, from at most M of its latest.
 DELLM_SUMMARY_EVERY = env.int("DELLM_SUMMARY_EVERY", default=3)
 DELLM_SUMMARY_MAX_SOURCES = env.int("DELLM_SUMMARY_MAX_SOURCES", default=50)
+# A temporary chat (never remembered, never used elsewhere) is forgotten, through the Forget flow, once it has
+# been idle this many hours (checked every 10 minutes by the beat, or when its owner opens the chat without workers).
+DELLM_TEMPORARY_CHAT_HOURS = env.int("DELLM_TEMPORARY_CHAT_HOURS", default=24)
 # Kinds of stored items that may enter a reply's context.
 DELLM_CONTEXT_KINDS = env.list("DELLM_CONTEXT_KINDS", default=["message", "fact", "summary"])
 

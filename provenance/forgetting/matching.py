@@ -20,17 +20,19 @@ if TYPE_CHECKING:
     from dellm_site.types import User
 
 # "conversation" is a scope: the chat app registers which items a conversation holds (hooks.py).
-# "account" names everything the user owns (account deletion); the public API does not offer it.
-MODES = ("ids", "exact", "keyword", "semantic", "natural", "conversation", "account")
+# "all" names everything the user has stored ("Clear all memory"; the account stays). "account" names the same
+# for account deletion; the public API does not offer it.
+EVERYTHING_MODES = ("all", "account")
+MODES = ("ids", "exact", "keyword", "semantic", "natural", "conversation", *EVERYTHING_MODES)
 # Items named outright: derived records among them are erased, not rebuilt.
-NAMING_REASONS = ("id", "account")
+NAMING_REASONS = ("id", *EVERYTHING_MODES)
 TEXT_MODES = ("exact", "keyword", "semantic", "natural")
 VECTOR_MODES = ("semantic", "natural")
 
 
 @dataclass(frozen=True)
 class Match:
-    reason: str  # id | exact | keyword | semantic | conversation | account
+    reason: str  # id | exact | keyword | semantic | conversation | all | account
     score: float | None = None
 
 
@@ -113,8 +115,8 @@ def match(
         return {pk: Match("id") for pk in found}
     if mode == "conversation":
         return {pk: Match("conversation") for pk in scope_resolve(name=mode, user=user, scope_id=conversation_id)}
-    if mode == "account":
-        return {pk: Match("account") for pk in nodes.values_list("pk", flat=True)}
+    if mode in EVERYTHING_MODES:
+        return {pk: Match(mode) for pk in nodes.values_list("pk", flat=True)}
     if mode == "exact":
         return {pk: Match("exact") for pk in nodes.filter(content__icontains=query).values_list("pk", flat=True)}
     if mode == "keyword":
@@ -145,7 +147,7 @@ def match_now(
         except NotFound:  # removed meanwhile, with everything in it
             return {}
         return {pk: Match("conversation") for pk in ids}
-    if mode == "account":
+    if mode in EVERYTHING_MODES:
         return match(user=user, mode=mode)
     if mode in VECTOR_MODES:
         targets = [t for t in query.split("; ") if t.strip()]

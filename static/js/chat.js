@@ -189,6 +189,8 @@
         streaming(false);
         sendButton.disabled = false;
         setStatus("");
+      } else if (frame.type === "memory_updated") {
+        memoryNote(frame);
       } else if (frame.type === "forget_preview") {
         // A deletion request: not answered, not stored; the Forget panel shows what it would remove.
         if (pending) { pending.remove(); pending = null; }
@@ -217,6 +219,25 @@
         setStatus(frame.detail || "Something went wrong.", true);
       }
     });
+  }
+
+  // "Memory updated": a small note under the reply to the message facts were just saved from.
+  function memoryNote(frame) {
+    const question = document.getElementById("m" + frame.message);
+    if (!question || !frame.facts.length) return;
+    let at = question;
+    while (at.nextElementSibling && at.nextElementSibling.classList.contains("assistant")) at = at.nextElementSibling;
+    const note = document.createElement("p");
+    note.className = "memory-note";
+    note.dataset.message = frame.message;
+    note.setAttribute("role", "status");
+    note.textContent = "Memory updated: " + frame.facts.map((f) => "“" + f.content + "”").join(", ") + ". ";
+    const link = document.createElement("a");
+    link.href = "/memory/";
+    link.textContent = "Manage memory";
+    note.append(link);
+    at.after(note);
+    if (at.nextElementSibling === note && !note.nextElementSibling) list.scrollTop = list.scrollHeight;
   }
 
   // The question card for a message that may ask to forget: review the preview, or have it answered.

@@ -36,6 +36,7 @@
     keyword: "matches the words",
     semantic: "similar in meaning",
     conversation: "in the conversation",
+    all: "everything you stored",
     fact_source: "a matched fact was taken from it",
     added: "added by you",
   };
@@ -196,12 +197,28 @@
   }
 
   function openForConversation(id) {
+    const button = $("delete-conversation");
+    if (id === currentConversation && button && button.dataset.temporary) {
+      open({ heading: "Discard temporary chat", origin: "Forget this temporary chat and everything in it. The deletion is recorded in your Deletion history, without its content." });
+      requestPreview({ mode: "conversation", conversation_id: Number(id) });
+      return;
+    }
     open({
       heading: "Delete conversation",
       origin: "Delete " + (id === currentConversation ? "this conversation" : conversationLabel(id)) +
         ": all its messages, the conversation itself, and every reply elsewhere that used them.",
     });
     requestPreview({ mode: "conversation", conversation_id: Number(id) });
+  }
+
+  // "Clear all memory" (the Memory page): everything stored, previewed like any other request.
+  function openForAll() {
+    open({
+      heading: "Clear all memory",
+      origin: "Forget everything I remember: every conversation, message, fact and summary. Your account and " +
+        "tokens stay. Nothing is deleted until you confirm.",
+    });
+    requestPreview({ mode: "all" });
   }
 
   // A preview that arrived from the chat composer ("Forget that I live in Lisbon").
@@ -408,7 +425,9 @@
       // A derived record named by the request is erased; one that merely used it is rebuilt.
       const erased = preview.derived.filter((d) => d.action === "erase").length;
       const rebuilt = preview.derived.length - erased;
-      if (erased) {
+      if (erased && preview.mode === "all") {
+        els.items.appendChild(el("p", "muted small-text", plural(erased, "fact or summary", "facts or summaries") + " will be erased with everything else, not rebuilt."));
+      } else if (erased) {
         els.items.appendChild(el("p", "muted small-text", plural(erased, "fact or summary", "facts or summaries") + " you named will be erased, not rebuilt. The messages " + (erased === 1 ? "it was" : "they were") + " built from stay unless you forget them too."));
       }
       if (rebuilt) {
@@ -728,5 +747,6 @@
     openForMessage: openForMessage,
     openForItems: openForItems,
     openForConversation: openForConversation,
+    openForAll: openForAll,
   };
 })();

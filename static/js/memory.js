@@ -167,7 +167,8 @@
     const cancel = event.target.closest(".correct-cancel");
     if (cancel) { event.preventDefault(); closeCorrection(cancel.closest(".correct-form")); return; }
     const eraser = event.target.closest(".record-erase");
-    if (eraser) { event.preventDefault(); erase(eraser); }
+    if (eraser) { event.preventDefault(); erase(eraser); return; }
+    if (event.target.closest("#clear-all-memory") && window.DeLLMForget) window.DeLLMForget.openForAll();
   });
   document.addEventListener("submit", (event) => {
     const form = event.target.closest(".correct-form");
