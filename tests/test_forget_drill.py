@@ -31,8 +31,10 @@ def test_the_drill_catches_a_row_planted_after_the_deletion(monkeypatch, capsys)
     forget = drill.drill_forget
 
     def forget_then_plant(*, visitor, person, conversation_id):
+        owner = Conversation.objects.get(pk=conversation_id).owner
         manifests = forget(visitor=visitor, person=person, conversation_id=conversation_id)
-        conversation = Conversation.objects.get(pk=conversation_id)
+        # The deletion may have emptied (and so removed) that conversation: plant into one that survives.
+        conversation = Conversation.objects.filter(owner=owner).first() or Conversation.objects.create(owner=owner)
         Message.objects.create(conversation=conversation, role=Role.USER, content=f"{person.city} is lovely in May.")
         return manifests
 
