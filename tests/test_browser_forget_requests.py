@@ -57,7 +57,7 @@ def test_question_card_then_possibly_related_items(unsure_app, chromium):
         page.screenshot(path=str(tb.ARTIFACTS / "forget-possibly-related.png"), full_page=True)
 
         related.locator("input.add-box").check()
-        expect(panel.locator("#forget-counts")).to_contain_text("related item added")
+        expect(panel.locator("#forget-counts")).to_contain_text("you added 1 related item")
         panel.locator("#forget-confirm").click()
         expect(panel.locator("#forget-result")).to_be_visible()
         expect(page.locator(f'article.message[data-id="{sheldon_id}"]')).to_have_count(0)
