@@ -156,7 +156,7 @@ def message_post_stream(
     user_message = _user_message_store(user=user, conversation=conversation, content=content)
     yield ChatEvent(type="user_message", message=user_message)
 
-    retrieved = context_retrieve(user=user, query_vector=vector, exclude_ids={user_message.pk})
+    retrieved = context_retrieve(user=user, query_vector=vector, text=content, exclude_ids={user_message.pk})
     prompt = Prompt(question=content, context=[item.node.content for item in retrieved])
     pieces: list[str] = []
     for delta in get_llm().stream(prompt):
