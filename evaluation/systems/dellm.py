@@ -189,7 +189,7 @@ class DeLLMRunner:
             # Blast radius: replies to messages that stay, deleted only because the forgotten content
             # was in their context (they neither quote nor restate it).
             blasted = [
-                text
+                (text, now_contents.get(contexts[pk][0], ""))
                 for pk, text in replies.items()
                 if pk in gone
                 and contexts[pk][:1]
@@ -197,7 +197,10 @@ class DeLLMRunner:
                 and not any(contains_normalised(phrase, normalise(text)) for phrase in forgotten)
             ]
             outcome.blast_radius = (outcome.blast_radius or 0) + len(blasted)
-            outcome.blast_examples += [f"{forget.request[:80]!r} took {text[:100]!r}" for text in blasted[:2]]
+            outcome.blast_examples += [
+                f"{forget.request[:80]!r} took {text[:80]!r} (the reply to {asked[:80]!r})"
+                for text, asked in blasted[:2]
+            ]
             outcome.extra["requests_confirmed"] += 1
             verification = manifest.get("verification", {})
             reported = verification.get("residual_hits", 0)
