@@ -8,9 +8,9 @@ Within them, the k slots go to the items most likely to hold what the message ne
    stored by ``memory.information``): questions, acknowledgements and "nothing found" replies never
    take a slot.
 2. Hybrid ranking, in one SQL query: the vector ranking (cosine similarity, pgvector) and a word
-   ranking (BM25 over Postgres full text: a word weighs more the fewer of the user's items hold it,
-   so names, numbers and rare words count most) are fused by reciprocal rank fusion. Every item
-   kept still passes the similarity threshold.
+   ranking (BM25 over Postgres full text, on the message's words that few of the user's items hold:
+   names, numbers, rare words) are fused by reciprocal rank fusion. Every item kept still passes the
+   similarity threshold.
 3. Diversity: near-duplicates share one slot, which goes to the best-ranked of them: items with the
    same or almost the same words, and a fact and the message it was extracted from (not a correction
    the user wrote). An item built from several others (a summary from the messages it summarises, a
@@ -44,63 +44,70 @@ if TYPE_CHECKING:
 # Reciprocal rank fusion's constant (Cormack et al., 2009): 1 / (RRF_K + rank) per ranking.
 RRF_K = 60
 # Candidates taken from each ranking before fusion and the near-duplicate step, per context slot.
-POOL_PER_SLOT = 8
+POOL_PER_SLOT = 4
+# A word held by more of the user's items than this share (or this many, in a small store) is too common
+# to rank by: the word ranking uses only the rarer ones.
+RARE_SHARE = 0.1
+RARE_FLOOR = 3
 # Two items whose sets of words (stemmed, without stop words) overlap this much say the same thing.
 NEAR_DUPLICATE_OVERLAP = 0.6
 
-# One query: both rankings over the user's informative, retrievable items, fused; the threshold applies
-# to every item. The word ranking is BM25 (k1 = 1.2, b = 0.75) over the user's items: a word held by few
-# of them weighs more, and a long item (a summary) does not win by holding many common words. Every item
-# holding a query word is in ``matched``, so each word's document frequency is exact.
-_CONTEXT_SQL = """
-WITH query AS (
-    SELECT replace(plainto_tsquery('english', %(text)s)::text, ' & ', ' | ')::tsquery AS words,
-           tsvector_to_array(to_tsvector('english', %(text)s)) AS lexemes
-),
-allowed AS MATERIALIZED (
-    SELECT n.id FROM memory_node n
-    WHERE n.owner_id = %(owner)s AND n.retrievable AND n.informative AND n.kind = ANY(%(kinds)s::text[])
-      AND NOT (n.id = ANY(%(exclude)s::bigint[]))
-),
-by_vector AS (
-    SELECT e.node_id AS id, row_number() OVER (ORDER BY e.vector <=> %(vector)s::vector, e.node_id) AS rank
-    FROM memory_embedding e
-    WHERE e.owner_id = %(owner)s AND e.node_id IN (SELECT id FROM allowed)
-      AND e.vector <=> %(vector)s::vector <= %(max_distance)s
-    ORDER BY e.vector <=> %(vector)s::vector, e.node_id
+# One query: both rankings over the user's informative, retrievable items, fused; the threshold applies to
+# every item. The vector ranking walks the HNSW index. The word ranking is BM25 (k1 = 1.2, b = 0.75) over
+# the query's rare words: those held by at most RARE_SHARE of the user's items (and by at least one); a
+# word most items hold adds almost nothing to BM25 and would cost a scan of them. Items are matched
+# through the full-text GIN index (node_content_fts: the expression below is the indexed one); lengths
+# are compared with the matched items' mean.
+_DOCUMENT = "to_tsvector('english'::regconfig, COALESCE(n.content, ''::text))"
+_COMPETING = """n.owner_id = %(owner)s AND n.retrievable AND n.informative AND n.kind = ANY(%(kinds)s::text[])
+      AND NOT (n.id = ANY(%(exclude)s::bigint[]))"""
+_CONTEXT_SQL = f"""
+WITH nearest AS (
+    SELECT e.node_id AS id, e.vector <=> %(vector)s::vector AS distance
+    FROM memory_embedding e JOIN memory_node n ON n.id = e.node_id
+    WHERE e.owner_id = %(owner)s AND {_COMPETING}
+    ORDER BY e.vector <=> %(vector)s::vector
     LIMIT %(pool)s
 ),
-matched AS MATERIALIZED (
-    SELECT n.id, to_tsvector('english', n.content) AS doc
-    FROM memory_node n, query
-    WHERE n.owner_id = %(owner)s AND to_tsvector('english', n.content) @@ query.words
-      AND n.id IN (SELECT id FROM allowed)
-),
-hits AS (
-    SELECT m.id, length(m.doc) AS size, t.lexeme, coalesce(array_length(t.positions, 1), 1) AS tf
-    FROM matched m, query, unnest(m.doc) t
-    WHERE t.lexeme = ANY(query.lexemes)
+by_vector AS (
+    SELECT id, row_number() OVER (ORDER BY distance, id) AS rank FROM nearest WHERE distance <= %(max_distance)s
 ),
 corpus AS (
-    SELECT (SELECT count(*) FROM allowed) AS n, (SELECT avg(length(doc)) FROM matched) AS size
+    SELECT count(*) AS items FROM memory_node n WHERE n.owner_id = %(owner)s
 ),
-idf AS (
-    SELECT lexeme, ln(1 + ((SELECT n FROM corpus) - count(*) + 0.5) / (count(*) + 0.5)) AS idf
-    FROM hits GROUP BY lexeme
+frequency AS MATERIALIZED (
+    SELECT lexeme, (
+        SELECT count(*) FROM (
+            SELECT FROM memory_node n WHERE {_DOCUMENT} @@ quote_literal(lexeme)::tsquery AND {_COMPETING}
+            LIMIT (SELECT greatest(%(rare_floor)s, items * %(rare_share)s) + 1 FROM corpus)
+        ) holding
+    ) AS df
+    FROM unnest(tsvector_to_array(to_tsvector('english', %(text)s))) AS lexeme
+),
+rare AS (
+    SELECT f.lexeme, ln(1 + (c.items - f.df + 0.5) / (f.df + 0.5)) AS idf
+    FROM frequency f, corpus c
+    WHERE f.df BETWEEN 1 AND greatest(%(rare_floor)s, c.items * %(rare_share)s)
+),
+matched AS MATERIALIZED (
+    SELECT n.id, length(n.content) AS size, {_DOCUMENT} AS doc FROM memory_node n
+    WHERE {_DOCUMENT} @@ (SELECT string_agg(quote_literal(lexeme), ' | ')::tsquery FROM rare) AND {_COMPETING}
 ),
 by_words AS (
-    SELECT h.id, row_number() OVER (
-        ORDER BY sum(i.idf * h.tf * 2.2 / (h.tf + 1.2 * (0.25 + 0.75 * h.size / c.size))) DESC, h.id
+    SELECT m.id, row_number() OVER (
+        ORDER BY sum(r.idf * t.tf * 2.2 / (t.tf + 1.2 * (0.25 + 0.75 * m.size / a.size))) DESC, m.id
     ) AS rank
-    FROM hits h JOIN idf i USING (lexeme), corpus c
-    GROUP BY h.id ORDER BY rank LIMIT %(pool)s
+    FROM matched m
+    CROSS JOIN LATERAL (SELECT lexeme, coalesce(array_length(positions, 1), 1) AS tf FROM unnest(m.doc)) t
+    JOIN rare r USING (lexeme), (SELECT avg(size) AS size FROM matched) a
+    GROUP BY m.id ORDER BY rank LIMIT %(pool)s
 ),
 fused AS (
     SELECT id, sum(1.0 / (%(rrf_k)s + rank)) AS fused
     FROM (SELECT id, rank FROM by_vector UNION ALL SELECT id, rank FROM by_words) ranks GROUP BY id
 )
 SELECT n.*, 1 - (e.vector <=> %(vector)s::vector) AS similarity, f.fused,
-       tsvector_to_array(to_tsvector('english', n.content)) AS words,
+       tsvector_to_array({_DOCUMENT}) AS words,
        ARRAY(SELECT src_id FROM provenance_edge WHERE dst_id = n.id) AS sources,
        coalesce(fact.rectified, false) AS rectified
 FROM fused f JOIN memory_node n ON n.id = f.id JOIN memory_embedding e ON e.node_id = f.id
@@ -165,6 +172,8 @@ def context_retrieve(
         "max_distance": 1.0 - min_similarity,
         "pool": top_k * POOL_PER_SLOT,
         "rrf_k": RRF_K,
+        "rare_share": RARE_SHARE,
+        "rare_floor": RARE_FLOOR,
     }
     candidates = list(Node.objects.raw(_CONTEXT_SQL, params))
     present = {candidate.pk for candidate in candidates}

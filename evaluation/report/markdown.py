@@ -51,12 +51,12 @@ PROTOCOL = """\
   request posted in the first conversation the same way (it returns `forget_preview`, nothing is
   stored or answered), then `provenance.forgetting.services.forget_confirm` on it (strict: all of Dep(M)); the
   "after" questions in a third conversation. The user is deleted afterwards (cascade).
-  *The questions asked before pollute memory, as in the paper*: they and their replies are stored
-  items and enter later contexts. A reply that used the forget fact is in Dep of it and goes with it;
-  the question messages stay unless the request's matcher names them (they hold no answer), and the
-  replies that quoted retain facts stay. Asked again, a question retrieves its earlier copies first
-  (similarity 1.0): stored questions take top-k context slots and hold no facts. `--control` runs
-  dellm on the same protocol without the deletion requests, to tell this apart from the deletion.
+  The questions asked before and their replies are stored items, as in the paper. A reply that used
+  the forget fact is in Dep of it and goes with it; the question messages stay unless the request's
+  matcher names them (they hold no answer), and the replies that quoted retain facts stay. A stored
+  question holds no information and never takes a context slot, so asked again, a question does not
+  retrieve its earlier copies; an earlier reply yields to the statements it quoted. `--control` runs
+  dellm on the same protocol without the deletion requests, to tell re-asking apart from the deletion.
 - **Metrics**: containment accuracy (normalised gold — lowercase, punctuation to spaces, articles
   dropped — found as whole words in the normalised reply) is the headline; ROUGE-L recall of the gold
   answer (`rouge-score`); an LLM judge (CORRECT/WRONG and a one-line reason) only when an
