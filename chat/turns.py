@@ -194,7 +194,11 @@ def _reply_stream(*, user: User, question: Message, vector, stop: threading.Even
     """Retrieve the question's context, stream the LLM's answer, store the reply with its edges. With the
     user's memory off, or in a temporary chat, the context is the question alone and nothing is derived."""
     remember = _remembers(user=user, conversation=question.conversation)
-    retrieved = context_retrieve(user=user, query_vector=vector, exclude_ids={question.pk}) if remember else []
+    retrieved = (
+        context_retrieve(user=user, query_vector=vector, text=question.content, exclude_ids={question.pk})
+        if remember
+        else []
+    )
     prompt = Prompt(question=question.content, context=[item.node.content for item in retrieved], remembered=remember)
     pieces: list[str] = []
     for delta in get_llm().stream(prompt):

@@ -12,6 +12,8 @@ from django.contrib.postgres.search import SearchVector
 from django.db import models
 from pgvector.django import HnswIndex, VectorField
 
+from .information import holds_information
+
 
 class NodeKind(models.TextChoices):
     MESSAGE = "message", "Message"
@@ -45,6 +47,9 @@ class Node(models.Model):
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     # False for items kept for display or history but never given to the LLM again.
     retrievable = models.BooleanField(default=True)
+    # Holds information a later message may need (see memory.information); decided once, when stored.
+    # Items that hold none (a question, "Noted, I will remember that.") never compete for context slots.
+    informative = models.BooleanField(default=True)
 
     objects = NodeQuerySet.as_manager()
 
@@ -57,6 +62,12 @@ class Node(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} #{self.pk}"
+
+    def save(self, *args, **kwargs):
+        if self._state.adding:
+            # A chat message's role lives on its chat.Message row; derived records have none.
+            self.informative = holds_information(kind=self.kind, role=getattr(self, "role", None), text=self.content)
+        super().save(*args, **kwargs)
 
 
 class Embedding(models.Model):

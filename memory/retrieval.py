@@ -1,4 +1,29 @@
-"""Context construction: which stored items the LLM is given for a new message."""
+"""Context construction: which stored items the LLM is given for a new message.
+
+The paper's rules hold: the user's own retrievable items only, a top-k and a similarity threshold, no
+recency window; the context is exactly what the LLM is given, and every item of it gets its edge.
+Within them, the k slots go to the items most likely to hold what the message needs:
+
+1. Only items that hold information compete (``Node.informative``, decided once when an item is
+   stored by ``memory.information``): questions, acknowledgements and "nothing found" replies never
+   take a slot.
+2. Hybrid ranking, in one SQL query: the vector ranking (cosine similarity, pgvector) and a word
+   ranking (BM25 over Postgres full text, on the message's words that few of the user's items hold:
+   names, numbers, rare words) are fused by reciprocal rank fusion. Every item kept still passes the
+   similarity threshold.
+3. Diversity: near-duplicates share one slot, which goes to the best-ranked of them: items with the
+   same or almost the same words, and a fact and the message it was extracted from (not a correction
+   the user wrote). An item built from several others (a summary from the messages it summarises, a
+   reply from its context) says nothing about the user that they don't, and they are all still
+   there: it yields to any of them that is a candidate, so a new reply depends on the specific
+   items, not on everything behind them.
+4. A message that only states something ("I have a tortoise.") needs little context: the few items
+   about the same thing (DELLM_CONTEXT_STATEMENT_TOP_K above DELLM_CONTEXT_STATEMENT_MIN_SIMILARITY),
+   enough to notice a change or a repeat. Questions and requests get the full top-k.
+
+Every item given to the LLM gets its edge, so the smaller and more specific the context, the fewer
+replies a later deletion takes with it that never used the forgotten item.
+"""
 
 from __future__ import annotations
 
@@ -7,48 +32,162 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 from django.conf import settings
-from pgvector.django import CosineDistance
 
 from dellm_site.ai.embedding import get_embedder
 
-from .models import Embedding, Node
+from .information import only_states
+from .models import Node, NodeKind
 
 if TYPE_CHECKING:
     from dellm_site.types import User
 
+# Reciprocal rank fusion's constant (Cormack et al., 2009): 1 / (RRF_K + rank) per ranking.
+RRF_K = 60
+# Candidates taken from each ranking before fusion and the near-duplicate step, per context slot.
+POOL_PER_SLOT = 4
+# A word held by more of the user's items than this share (or this many, in a small store) is too common
+# to rank by: the word ranking uses only the rarer ones.
+RARE_SHARE = 0.1
+RARE_FLOOR = 3
+# Two items whose sets of words (stemmed, without stop words) overlap this much say the same thing.
+NEAR_DUPLICATE_OVERLAP = 0.6
+
+# One query: both rankings over the user's informative, retrievable items, fused; the threshold applies to
+# every item. The vector ranking walks the HNSW index. The word ranking is BM25 (k1 = 1.2, b = 0.75) over
+# the query's rare words: those held by at most RARE_SHARE of the user's items (and by at least one); a
+# word most items hold adds almost nothing to BM25 and would cost a scan of them. Items are matched
+# through the full-text GIN index (node_content_fts: the expression below is the indexed one); lengths
+# are compared with the matched items' mean.
+_DOCUMENT = "to_tsvector('english'::regconfig, COALESCE(n.content, ''::text))"
+_COMPETING = """n.owner_id = %(owner)s AND n.retrievable AND n.informative AND n.kind = ANY(%(kinds)s::text[])
+      AND NOT (n.id = ANY(%(exclude)s::bigint[]))"""
+_CONTEXT_SQL = f"""
+WITH nearest AS (
+    SELECT e.node_id AS id, e.vector <=> %(vector)s::vector AS distance
+    FROM memory_embedding e JOIN memory_node n ON n.id = e.node_id
+    WHERE e.owner_id = %(owner)s AND {_COMPETING}
+    ORDER BY e.vector <=> %(vector)s::vector
+    LIMIT %(pool)s
+),
+by_vector AS (
+    SELECT id, row_number() OVER (ORDER BY distance, id) AS rank FROM nearest WHERE distance <= %(max_distance)s
+),
+corpus AS (
+    SELECT count(*) AS items FROM memory_node n WHERE n.owner_id = %(owner)s
+),
+frequency AS MATERIALIZED (
+    SELECT lexeme, (
+        SELECT count(*) FROM (
+            SELECT FROM memory_node n WHERE {_DOCUMENT} @@ quote_literal(lexeme)::tsquery AND {_COMPETING}
+            LIMIT (SELECT greatest(%(rare_floor)s, items * %(rare_share)s) + 1 FROM corpus)
+        ) holding
+    ) AS df
+    FROM unnest(tsvector_to_array(to_tsvector('english', %(text)s))) AS lexeme
+),
+rare AS (
+    SELECT f.lexeme, ln(1 + (c.items - f.df + 0.5) / (f.df + 0.5)) AS idf
+    FROM frequency f, corpus c
+    WHERE f.df BETWEEN 1 AND greatest(%(rare_floor)s, c.items * %(rare_share)s)
+),
+matched AS MATERIALIZED (
+    SELECT n.id, length(n.content) AS size, {_DOCUMENT} AS doc FROM memory_node n
+    WHERE {_DOCUMENT} @@ (SELECT string_agg(quote_literal(lexeme), ' | ')::tsquery FROM rare) AND {_COMPETING}
+),
+by_words AS (
+    SELECT m.id, row_number() OVER (
+        ORDER BY sum(r.idf * t.tf * 2.2 / (t.tf + 1.2 * (0.25 + 0.75 * m.size / a.size))) DESC, m.id
+    ) AS rank
+    FROM matched m
+    CROSS JOIN LATERAL (SELECT lexeme, coalesce(array_length(positions, 1), 1) AS tf FROM unnest(m.doc)) t
+    JOIN rare r USING (lexeme), (SELECT avg(size) AS size FROM matched) a
+    GROUP BY m.id ORDER BY rank LIMIT %(pool)s
+),
+fused AS (
+    SELECT id, sum(1.0 / (%(rrf_k)s + rank)) AS fused
+    FROM (SELECT id, rank FROM by_vector UNION ALL SELECT id, rank FROM by_words) ranks GROUP BY id
+)
+SELECT n.*, 1 - (e.vector <=> %(vector)s::vector) AS similarity, f.fused,
+       tsvector_to_array({_DOCUMENT}) AS words,
+       ARRAY(SELECT src_id FROM provenance_edge WHERE dst_id = n.id) AS sources,
+       coalesce(fact.rectified, false) AS rectified
+FROM fused f JOIN memory_node n ON n.id = f.id JOIN memory_embedding e ON e.node_id = f.id
+     LEFT JOIN memory_fact fact ON fact.node_ptr_id = n.id
+WHERE e.vector <=> %(vector)s::vector <= %(max_distance)s
+ORDER BY f.fused DESC, similarity DESC, n.id
+"""
+
 
 @dataclass(frozen=True)
 class ScoredNode:
+    """One context item and its cosine similarity to the message (what the influence panel shows)."""
+
     node: Node
     score: float
+
+
+def _extracted_from(fact: Node, source: Node) -> bool:
+    """A fact extracted from ``source`` (a user's correction of it says something else)."""
+    return fact.kind == NodeKind.FACT and not fact.rectified and source.pk in fact.sources
+
+
+def _near_duplicates(a: Node, b: Node) -> bool:
+    """The same or almost the same words, or a fact and the message it was extracted from."""
+    if _extracted_from(a, b) or _extracted_from(b, a):
+        return True
+    words_a, words_b = set(a.words), set(b.words)
+    if not words_a or not words_b:
+        return a.content.strip().lower() == b.content.strip().lower()
+    return len(words_a & words_b) / len(words_a | words_b) >= NEAR_DUPLICATE_OVERLAP
 
 
 def context_retrieve(
     *,
     user: User,
     query_vector: np.ndarray,
+    text: str = "",
     exclude_ids: set[int] | frozenset[int] = frozenset(),
     top_k: int | None = None,
     min_similarity: float | None = None,
 ) -> list[ScoredNode]:
-    """The paper's context construction: the user's top-k stored items by cosine similarity
-    to the query, keeping only those at or above ``min_similarity``. No recent-turns window."""
-    top_k = settings.DELLM_CONTEXT_TOP_K if top_k is None else top_k
-    min_similarity = settings.DELLM_CONTEXT_MIN_SIMILARITY if min_similarity is None else min_similarity
+    """The context of a message: at most ``top_k`` of the user's informative items at or above
+    ``min_similarity`` to ``query_vector``, ranked by vector and word rank fused (``text`` is the
+    message; without it only the vector ranks), one per group of near-duplicates. The default
+    threshold is higher for a message that only states something (it needs the items about the
+    same thing, to notice a change, not the best of everything else)."""
+    statement = bool(text) and only_states(text)
+    if top_k is None:
+        top_k = settings.DELLM_CONTEXT_STATEMENT_TOP_K if statement else settings.DELLM_CONTEXT_TOP_K
+    if min_similarity is None:
+        min_similarity = (
+            settings.DELLM_CONTEXT_STATEMENT_MIN_SIMILARITY if statement else settings.DELLM_CONTEXT_MIN_SIMILARITY
+        )
     if top_k <= 0:
         return []
-    distance = CosineDistance("vector", query_vector.tolist())
-    rows = (
-        Embedding.objects.filter(owner=user, node__retrievable=True, node__kind__in=settings.DELLM_CONTEXT_KINDS)
-        .exclude(node_id__in=exclude_ids)
-        .annotate(distance=distance)
-        .filter(distance__lte=1.0 - min_similarity)
-        .order_by("distance", "node_id")
-        .select_related("node")[:top_k]
-    )
-    return [ScoredNode(node=row.node, score=1.0 - float(row.distance)) for row in rows]
+    params = {
+        "text": text,
+        "owner": user.pk,
+        "kinds": list(settings.DELLM_CONTEXT_KINDS),
+        "exclude": sorted(exclude_ids),
+        "vector": "[" + ",".join(f"{float(x):.7g}" for x in query_vector) + "]",
+        "max_distance": 1.0 - min_similarity,
+        "pool": top_k * POOL_PER_SLOT,
+        "rrf_k": RRF_K,
+        "rare_share": RARE_SHARE,
+        "rare_floor": RARE_FLOOR,
+    }
+    candidates = list(Node.objects.raw(_CONTEXT_SQL, params))
+    present = {candidate.pk for candidate in candidates}
+    chosen: list[Node] = []
+    for candidate in candidates:
+        if candidate.kind != NodeKind.FACT and present.intersection(candidate.sources):
+            continue  # a summary or a reply yields to the items it was built from: they are the specific ones
+        if not any(_near_duplicates(candidate, kept) for kept in chosen):
+            chosen.append(candidate)
+            if len(chosen) == top_k:
+                break
+    return [ScoredNode(node=node, score=float(node.similarity)) for node in chosen]
 
 
 def context_for(*, user: User, text: str, exclude_ids: set[int] | frozenset[int] = frozenset()) -> list[ScoredNode]:
-    """context(m) minus the user message itself: the user's stored items most similar to ``text``."""
-    return context_retrieve(user=user, query_vector=get_embedder().embed_one(text), exclude_ids=exclude_ids)
+    """context(m) minus the user message itself: the user's stored items that best serve ``text``."""
+    return context_retrieve(user=user, query_vector=get_embedder().embed_one(text), text=text, exclude_ids=exclude_ids)

@@ -1,15 +1,19 @@
-"""Context construction: top-k above a threshold, the user's own items only, edges = context."""
+"""Context construction: top-k above a threshold, the user's own informative items only, hybrid ranking,
+one slot per group of near-duplicates, and edges = context = what the LLM was given."""
 
 import math
+import re
 
 import numpy as np
 import pytest
+from rest_framework.test import APIClient
 
 from chat import services, turns
 from chat.models import Conversation, Message, Role
 from dellm_site.ai.embedding import get_embedder
 from memory.embeddings import embedding_store
-from memory.models import Edge, Embedding
+from memory.graph import edges_record
+from memory.models import Edge, Embedding, Fact, Node, Summary
 from memory.retrieval import context_retrieve
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -27,9 +31,9 @@ def unit(similarity: float) -> np.ndarray:
 E0 = unit(1.0)
 
 
-def store(user, content, similarity, conversation=None):
+def store(user, content, similarity, conversation=None, role=Role.USER):
     conversation = conversation or Conversation.objects.create(owner=user)
-    message = Message.objects.create(conversation=conversation, owner=user, role=Role.USER, content=content)
+    message = Message.objects.create(conversation=conversation, owner=user, role=role, content=content)
     embedding_store(node_id=message.pk, vector=unit(similarity))
     return message
 
@@ -68,8 +72,15 @@ def test_settings_control_defaults(user, settings):
 def test_posted_reply_edges_equal_its_context(user, other_user):
     """Through the real embedder: the reply's edges are exactly the user message plus the retrieved items."""
     conversation = services.conversation_create(user=user)
-    facts = ["I live in Lisbon.", "I have a tortoise called Sheldon.", "My sister lives in Porto.",
-             "I work as a nurse.", "I moved to Lisbon in 2019.", "I like jazz.", "Lisbon is hilly where I live."]
+    facts = [
+        "I live in Lisbon.",
+        "I have a tortoise called Sheldon.",
+        "My sister lives in Porto.",
+        "I work as a nurse.",
+        "I moved to Lisbon in 2019.",
+        "I like jazz.",
+        "Lisbon is hilly where I live.",
+    ]
     for text in facts:
         turns.message_post(user=user, conversation_id=conversation.pk, content=text)
     # Another user's identical sentence must never enter this user's context.
@@ -93,6 +104,132 @@ def test_posted_reply_edges_equal_its_context(user, other_user):
         for e in Embedding.objects.filter(owner=user).exclude(node__in=[user_message, reply])
     }
     assert all(scores[i] >= 0.25 for i in retrieved)
-    left_out = [s for i, s in scores.items() if i not in retrieved]
-    assert not left_out or max(left_out) <= min(scores[i] for i in retrieved) + 1e-6
+    assert Node.objects.filter(pk__in=retrieved, informative=True).count() == len(retrieved)
+    # The best-scoring informative item is kept, or one saying the same thing in its place.
+    informative = set(Node.objects.filter(owner=user, informative=True).values_list("pk", flat=True))
+    best = max((i for i in scores if i in informative), key=scores.get)
+    assert best in retrieved or "Lisbon" in Node.objects.get(pk=best).content
     assert "Lisbon" in reply.content
+
+
+def test_items_that_hold_no_information_take_no_slot(user):
+    """Questions, acknowledgements and "nothing found" replies never compete, however similar."""
+    conversation = Conversation.objects.create(owner=user)
+    store(user, "Where do I live?", 1.0, conversation)
+    store(user, "Noted, I will remember that.", 0.99, conversation, role=Role.ASSISTANT)
+    store(user, "I don't have anything in my memory about that.", 0.98, conversation, role=Role.ASSISTANT)
+    lisbon = store(user, "I live in Lisbon.", 0.5, conversation)
+    assert [r.node.pk for r in context_retrieve(user=user, query_vector=E0)] == [lisbon.pk]
+
+
+def test_near_duplicates_share_one_slot_which_the_best_takes(user):
+    conversation = Conversation.objects.create(owner=user)
+    lisbon = store(user, "I live in Lisbon.", 0.9, conversation)
+    again = store(user, "i live in Lisbon!", 0.8, conversation)
+    fact = Fact.objects.create(owner=user, content="Resides in the Portuguese capital.")
+    edges_record(context_ids=[lisbon.pk], dst_id=fact.pk)
+    embedding_store(node_id=fact.pk, vector=unit(0.95))
+    nurse = store(user, "I work as a nurse.", 0.6, conversation)
+    got = [r.node.pk for r in context_retrieve(user=user, query_vector=E0)]
+    assert got == [fact.pk, again.pk, nurse.pk]  # the fact took its source's slot; the repeat is no copy of it
+    Fact.objects.filter(pk=fact.pk).update(retrievable=False)
+    got = [r.node.pk for r in context_retrieve(user=user, query_vector=E0)]
+    assert got == [lisbon.pk, nurse.pk]  # "I live in Lisbon." and "i live in Lisbon!" are one group
+
+
+def test_rare_words_and_names_are_found_when_the_embedding_ranks_them_low(user):
+    conversation = Conversation.objects.create(owner=user)
+    hobbies = [
+        "I enjoy baking bread.",
+        "I go hiking on weekends.",
+        "I play chess online.",
+        "I collect vinyl records.",
+        "I paint watercolours.",
+        "I swim in the sea.",
+    ]
+    for similarity, text in zip([0.9, 0.85, 0.8, 0.75, 0.7, 0.65], hobbies, strict=True):
+        store(user, text, similarity, conversation)
+    sheldon = store(user, "My tortoise is called Sheldon.", 0.3, conversation)
+    by_vector = context_retrieve(user=user, query_vector=E0)
+    assert sheldon.pk not in [r.node.pk for r in by_vector]
+    hybrid = context_retrieve(user=user, query_vector=E0, text="How old can Sheldon get?")
+    assert len(hybrid) == 5 and sheldon.pk in [r.node.pk for r in hybrid]
+    # Words never bring in an item below the similarity threshold.
+    Embedding.objects.filter(node_id=sheldon.pk).update(vector=unit(0.1).tolist())
+    hybrid = context_retrieve(user=user, query_vector=E0, text="How old can Sheldon get?")
+    assert sheldon.pk not in [r.node.pk for r in hybrid]
+
+
+def test_a_summary_or_a_reply_yields_to_the_items_it_was_built_from(user):
+    conversation = Conversation.objects.create(owner=user)
+    lisbon = store(user, "I live in Lisbon.", 0.5, conversation)
+    nurse = store(user, "I work as a nurse.", 0.1, conversation)
+    summary = Summary.objects.create(
+        owner=user,
+        conversation=conversation,
+        content="The user said: I live in Lisbon. I work as a nurse.",
+        source_count=2,
+    )
+    edges_record(context_ids=[lisbon.pk, nurse.pk], dst_id=summary.pk)
+    embedding_store(node_id=summary.pk, vector=unit(0.9))
+    question = store(user, "Where do I live and work?", 0.2, conversation)
+    reply = store(user, "From what you told me: \u201cI live in Lisbon.\u201d", 0.95, conversation, role=Role.ASSISTANT)
+    edges_record(context_ids=[question.pk, lisbon.pk], dst_id=reply.pk)
+    assert [r.node.pk for r in context_retrieve(user=user, query_vector=E0)] == [lisbon.pk]
+    # Without its sources among the candidates, a summary competes like any item.
+    Embedding.objects.filter(node_id=lisbon.pk).update(vector=unit(0.1).tolist())
+    assert [r.node.pk for r in context_retrieve(user=user, query_vector=E0)] == [reply.pk, summary.pk]
+
+
+def test_a_message_that_only_states_something_gets_the_items_about_the_same_thing(user, settings):
+    conversation = Conversation.objects.create(owner=user)
+    items = [
+        store(user, text, s, conversation)
+        for text, s in [
+            ("I live in Lisbon.", 0.9),
+            ("I like Lisbon trams.", 0.7),
+            ("My flat has a balcony.", 0.65),
+            ("I cycle to work.", 0.5),
+            ("I work as a nurse.", 0.3),
+        ]
+    ]
+    stated = context_retrieve(user=user, query_vector=E0, text="I moved to Porto last month.")
+    assert [r.node.pk for r in stated] == [items[0].pk, items[1].pk]  # top 2, at 0.6 or more
+    asked = context_retrieve(user=user, query_vector=E0, text="Where should I move next?")
+    assert [r.node.pk for r in asked] == [i.pk for i in items]
+    settings.DELLM_CONTEXT_STATEMENT_TOP_K, settings.DELLM_CONTEXT_STATEMENT_MIN_SIMILARITY = 5, 0.25
+    assert len(context_retrieve(user=user, query_vector=E0, text="I moved to Porto last month.")) == 5
+
+
+def test_the_llm_is_given_exactly_the_context_and_every_item_gets_its_edge(user, openai_stub, settings):
+    """Through the OpenAI-compatible stub, which records the prompt: its past items are, in order, the
+    reply's context (minus the message itself), its edges and what the influence panel shows."""
+    settings.DELLM_LLM = {
+        "BACKEND": "dellm_site.ai.openai.OpenAILLM",
+        "OPTIONS": {
+            "model": "stub-model",
+            "api_key": openai_stub.api_key,
+            "base_url": openai_stub.base_url,
+            "max_retries": 0,
+        },
+    }
+    history = services.conversation_create(user=user)
+    for text in [
+        "I live in Lisbon.",
+        "What is the weather like in Lisbon?",
+        "I have a tortoise called Sheldon.",
+        "I moved to Lisbon in 2019.",
+    ]:
+        turns.message_post(user=user, conversation_id=history.pk, content=text)
+    asked = services.conversation_create(user=user)
+    result = turns.message_post(user=user, conversation_id=asked.pk, content="Which city do I live in, Lisbon?")
+    prompt = openai_stub.chat_requests[-1]["messages"][-1]["content"]
+    given = re.findall(r"^\[\d+\] (.*)$", prompt, flags=re.MULTILINE)
+    contents = dict(Node.objects.filter(pk__in=result.context).values_list("pk", "content"))
+    assert given and given == [contents[pk] for pk in result.context[1:]]
+    assert "What is the weather like in Lisbon?" not in given
+    edges = list(Edge.objects.filter(dst=result.reply).order_by("pk").values_list("src_id", flat=True))
+    assert edges == result.context
+    client = APIClient()
+    client.force_authenticate(user=user)
+    assert client.get(f"/api/messages/{result.reply.pk}/influence/").json()["context"] == result.context

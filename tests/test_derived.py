@@ -41,8 +41,9 @@ def test_reply_that_used_a_derived_fact_is_tainted_and_deleted(user):
     lisbon = say(user, c1, "I live in Lisbon.")
     fact = Fact.objects.get(owner=user, content="Lives in Lisbon.")
     c2 = services.conversation_create(user=user)
-    asked = say(user, c2, "Where do I live?")
-    assert fact.pk in asked.context
+    # The fact and its source share one context slot; asked this way, the fact ranks first and takes it.
+    asked = say(user, c2, "Which city does the user live in?")
+    assert fact.pk in asked.context and lisbon.user_message.pk not in asked.context
     preview = forget.forget_preview(user=user, mode="ids", message_ids=[lisbon.user_message.pk])
     tainted = {e["id"]: e for e in preview.plan["tainted"]}
     assert fact.pk in tainted and asked.reply.pk in tainted

@@ -39,7 +39,9 @@ def candidate_sentences(items: list[str]) -> list[str]:
                     sentence = sentence[len(prefix):].strip()
             sentence = sentence.strip('"“”').strip()
             key = sentence.lower()
-            if len(sentence) < 3 or key in _OWN_PHRASES or is_question(sentence) or key in seen:
+            # A sentence that ends like a statement is one ("Is 37 years old.", a fact in the third person).
+            asks = is_question(sentence) and not sentence.endswith((".", "!"))
+            if len(sentence) < 3 or key in _OWN_PHRASES or asks or key in seen:
                 continue
             seen.add(key)
             out.append(sentence)

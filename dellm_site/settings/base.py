@@ -244,6 +244,10 @@ DELLM_EMBEDDING_DIMENSIONS = DELLM_EMBEDDER["OPTIONS"]["dimensions"]
 # --- DeLLM: context construction (the paper's defaults) ---------------------------------
 DELLM_CONTEXT_TOP_K = env.int("DELLM_CONTEXT_TOP_K", default=5)
 DELLM_CONTEXT_MIN_SIMILARITY = env.float("DELLM_CONTEXT_MIN_SIMILARITY", default=0.25)
+# A message that only states something (no question, no request) needs little context: only the few
+# items about the same thing (to notice a change or a repeat), not the best of everything else.
+DELLM_CONTEXT_STATEMENT_TOP_K = env.int("DELLM_CONTEXT_STATEMENT_TOP_K", default=2)
+DELLM_CONTEXT_STATEMENT_MIN_SIMILARITY = env.float("DELLM_CONTEXT_STATEMENT_MIN_SIMILARITY", default=0.6)
 # Longest accepted chat message, in characters; longer ones are refused with a 400 / error frame.
 DELLM_MAX_MESSAGE_CHARS = env.int("DELLM_MAX_MESSAGE_CHARS", default=8000)
 # Largest request body, in bytes; API and /v1 requests over it get a JSON 413 (Django's default: 2.5 MiB).

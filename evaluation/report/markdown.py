@@ -10,6 +10,12 @@ def _fmt(value: float | None) -> str:
     return "–" if value is None else f"{value:.1f}"
 
 
+def _blast(result: dict) -> str:
+    if result.get("blast_radius") is None:
+        return "–"
+    return f"{result['blast_radius']} ({_fmt(result['blast_radius_per_deletion'])}/request)"
+
+
 def _order(results: dict) -> list[str]:
     fixed = [NO_MEMORY, FULL_MEMORY]
     semantic = sorted(semantic_results(results), key=lambda s: float(s.split("@", 1)[1]))
@@ -45,12 +51,12 @@ PROTOCOL = """\
   request posted in the first conversation the same way (it returns `forget_preview`, nothing is
   stored or answered), then `provenance.forgetting.services.forget_confirm` on it (strict: all of Dep(M)); the
   "after" questions in a third conversation. The user is deleted afterwards (cascade).
-  *The questions asked before pollute memory, as in the paper*: they and their replies are stored
-  items and enter later contexts. A reply that used the forget fact is in Dep of it and goes with it;
-  the question messages stay unless the request's matcher names them (they hold no answer), and the
-  replies that quoted retain facts stay. Asked again, a question retrieves its earlier copies first
-  (similarity 1.0): stored questions take top-k context slots and hold no facts. `--control` runs
-  dellm on the same protocol without the deletion requests, to tell this apart from the deletion.
+  The questions asked before and their replies are stored items, as in the paper. A reply that used
+  the forget fact is in Dep of it and goes with it; the question messages stay unless the request's
+  matcher names them (they hold no answer), and the replies that quoted retain facts stay. A stored
+  question holds no information and never takes a context slot, so asked again, a question does not
+  retrieve its earlier copies; an earlier reply yields to the statements it quoted. `--control` runs
+  dellm on the same protocol without the deletion requests, to tell re-asking apart from the deletion.
 - **Metrics**: containment accuracy (normalised gold — lowercase, punctuation to spaces, articles
   dropped — found as whole words in the normalised reply) is the headline; ROUGE-L recall of the gold
   answer (`rouge-score`); an LLM judge (CORRECT/WRONG and a one-line reason) only when an
@@ -65,6 +71,10 @@ PROTOCOL = """\
   kind. Baselines have no provenance: a deleted message is collateral unless it holds the answer or
   is a reply quoting the forget fact. `collateral_indirect`: collateral that restates the fact in
   other words (the persona file's `indirect` statements, which a matcher may offer).
+- **blast radius** (dellm): per deletion request, the deleted replies that neither quote nor restate
+  what it forgot (neither the forget answer nor a sentence of it or of a matched item), to messages
+  that stay: replies deleted only because the forgotten item was in their context. The total, and
+  per confirmed request. Smaller contexts that hold only what a message needs make it smaller.
 - **Runtime**: tasks run in-process during the run (embeddings, facts and summaries exist before the
   next message, as with the default configuration), and the embedder remembers the vector of each
   text it has already embedded (the backend is deterministic: no vector changes, only repeats are
@@ -100,8 +110,8 @@ def markdown(*, report: dict, figure: str | None) -> str:
             f"## {name}",
             "",
             "| system | forget before | forget after | retain before | retain after | ROUGE-L forget after "
-            "| ROUGE-L retain after | residual hits | deleted msgs | collateral | seconds |",
-            "|---|---|---|---|---|---|---|---|---|---|---|",
+            "| ROUGE-L retain after | residual hits | deleted msgs | collateral | blast radius | seconds |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|",
         ]
         for system in _order(results):
             r = results[system]
@@ -109,7 +119,8 @@ def markdown(*, report: dict, figure: str | None) -> str:
                 f"| {system} | {_fmt(r['forget_before'])} | {_fmt(r['forget_after'])} | {_fmt(r['retain_before'])} "
                 f"| {_fmt(r['retain_after'])} | {_fmt(r['rouge_l']['forget_after'])} "
                 f"| {_fmt(r['rouge_l']['retain_after'])} "
-                f"| {r['residual_hits']} | {r['deleted_messages']} | {r['collateral_deleted']} | {r['wall_s']:.0f} |"
+                f"| {r['residual_hits']} | {r['deleted_messages']} | {r['collateral_deleted']} "
+                f"| {_blast(r)} | {r['wall_s']:.0f} |"
             )
         if any(r.get("judge") for r in results.values()):
             lines += ["", "LLM judge (percent CORRECT): forget before / after, retain before / after", ""]
@@ -155,6 +166,8 @@ def markdown(*, report: dict, figure: str | None) -> str:
                     f"{_fmt(control['forget_before'])} -> {_fmt(control['forget_after'])}, retain "
                     f"{_fmt(control['retain_before'])} -> {_fmt(control['retain_after'])}."
                 )
+            for example in dellm["examples"].get("blast_radius", []):
+                lines.append(f"- deleted only for its context: {example}")
             for leak in dellm["examples"]["forget_after_hits"]:
                 lines.append(f"- forget answer still given: {leak['question']!r} -> {leak['reply'][:160]!r}")
             for loss in dellm["examples"]["retain_lost"]:
@@ -169,5 +182,3 @@ def markdown(*, report: dict, figure: str | None) -> str:
         lines += ["", "## Why targets were missed, and close calls", "", report["analysis"].strip()]
     lines += ["", "## Protocol", "", PROTOCOL.rstrip(), ""]
     return "\n".join(lines)
-
-

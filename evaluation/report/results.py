@@ -38,9 +38,7 @@ def _scores(outcomes: list[Outcome], score: Callable[[Answered], float]) -> dict
     return out
 
 
-def system_result(
-    *, outcomes: list[Outcome], metric: str, judge: Callable[..., Verdict] | None = None
-) -> dict:
+def system_result(*, outcomes: list[Outcome], metric: str, judge: Callable[..., Verdict] | None = None) -> dict:
     """One system on one dataset, as the report's per-system dict.
 
     The headline keys (``CONTRACT_KEYS``: forget/retain before/after in ``metric``, residual hits,
@@ -98,6 +96,8 @@ def system_result(
             else:
                 causes["answer_not_retrieved"] += 1
     collateral_matched = [c for o in outcomes for c in o.collateral_matched]
+    blasts = [o.blast_radius for o in outcomes if o.blast_radius is not None]
+    deletions = counters.get("requests_confirmed", 0)
     matched_by = Counter(f"{c['reason']}: {_item_kind(c)}" for c in collateral_matched)
     return {
         **headline,
@@ -117,6 +117,8 @@ def system_result(
         "deleted_items": dict(sorted(deleted_items.items())),
         "collateral_items": sum(o.collateral_items for o in outcomes),
         "collateral_indirect": sum(o.collateral_indirect for o in outcomes),
+        "blast_radius": sum(blasts) if blasts else None,
+        "blast_radius_per_deletion": round(sum(blasts) / deletions, 2) if blasts and deletions else None,
         "episodes_with_residuals": sum(1 for o in outcomes if o.residual_hits),
         "counters": dict(sorted(counters.items())),
         "wall_s": round(sum(o.seconds for o in outcomes), 2),
@@ -128,6 +130,7 @@ def system_result(
             "forget_after_hits": leaks[:EXAMPLES],
             "retain_lost": lost[:EXAMPLES],
             "collateral_matched": collateral_matched[:EXAMPLES],
+            "blast_radius": [e for o in outcomes for e in o.blast_examples][:EXAMPLES],
         },
         "notes": notes[:20],
     }
@@ -157,5 +160,3 @@ def _item_kind(entry: dict) -> str:
 def semantic_results(results: dict) -> dict[str, dict]:
     """The semantic_deletion@T entries of one dataset's results."""
     return {name: r for name, r in results.items() if name.startswith(SEMANTIC + "@")}
-
-

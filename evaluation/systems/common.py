@@ -52,6 +52,9 @@ class Outcome:
     notes: list[str] = field(default_factory=list)
     extra: Counter = field(default_factory=Counter)
     collateral_matched: list[dict] = field(default_factory=list)  # dellm: matched items that were collateral
+    # dellm: deleted replies that neither quote nor restate what their deletion forgot (context only)
+    blast_radius: int | None = None
+    blast_examples: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
 

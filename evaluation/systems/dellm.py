@@ -19,8 +19,9 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from chat.models import Conversation, Message, Role
 from chat.services import conversation_create
 from chat.turns import forget_review, message_post
-from dellm_site.ai.text import is_question
+from dellm_site.ai.text import SENTENCE_END, is_question
 from dellm_site.errors import ApplicationError
+from memory.graph import context_ids
 from memory.models import Node
 from provenance.forgetting.services import forget_confirm
 from provenance.models import DeletionRequest
@@ -91,9 +92,7 @@ class DeLLMRunner:
             return "", []
         return result.reply.content, list(result.context[1:])  # context(m) minus the message itself
 
-    def _describe_contexts(
-        self, user: AbstractBaseUser, answered: list[Answered], contexts: list[list[int]]
-    ) -> None:
+    def _describe_contexts(self, user: AbstractBaseUser, answered: list[Answered], contexts: list[list[int]]) -> None:
         """For each after-question: how many retrieved items were earlier questions (which carry no
         facts), and whether the statement its gold answer comes from still exists."""
         ids = {pk for context in contexts for pk in context}
@@ -113,15 +112,15 @@ class DeLLMRunner:
                 "fact_survives": (item.qa.fact in surviving) if item.qa.fact else None,
             }
 
-    def _containing(self, user: AbstractBaseUser, norms: list[str]) -> tuple[set[int], dict[int, str]]:
-        """The user's items that hold a forget answer, and the kind of every item."""
-        holding, kinds = set(), {}
+    def _containing(self, user: AbstractBaseUser, norms: list[str]) -> tuple[set[int], dict[int, str], dict[int, str]]:
+        """The user's items that hold a forget answer, and the kind and content of every item."""
+        holding, kinds, contents = set(), {}, {}
         for pk, kind, content in Node.objects.filter(owner=user).values_list("pk", "kind", "content").iterator():
-            kinds[pk] = kind
+            kinds[pk], contents[pk] = kind, content
             text = normalise(content)
             if any(contains_normalised(n, text) for n in norms):
                 holding.add(pk)
-        return holding, kinds
+        return holding, kinds, contents
 
     def _forget_all(
         self,
@@ -142,7 +141,7 @@ class DeLLMRunner:
         deleted: set[int] = set()
         kinds: dict[int, str] = {}
         for forget in episode.forgets:
-            holding, now_kinds = self._containing(user, norms)
+            holding, now_kinds, now_contents = self._containing(user, norms)
             kinds.update(now_kinds)
             should_go |= holding | dep_ids(user=user, seeds=holding)
             try:
@@ -179,8 +178,29 @@ class DeLLMRunner:
                             "excerpt": (entry.get("excerpt") or "")[:160],
                         }
                     )
+            replies = dict(Message.objects.filter(owner=user, role=Role.ASSISTANT).values_list("pk", "content"))
+            contexts = context_ids(node_ids=replies)  # read now: the edges go with the deleted replies
+            forgotten = _forgotten_phrases(
+                answer=forget.answer, matched=[now_contents.get(entry["id"], "") for entry in preview["matched"]]
+            )
             manifest = forget_confirm(user=user, request_id=preview["request_id"])
-            deleted |= set(manifest.get("deleted_ids", []))
+            gone = set(manifest.get("deleted_ids", []))
+            deleted |= gone
+            # Blast radius: replies to messages that stay, deleted only because the forgotten content
+            # was in their context (they neither quote nor restate it).
+            blasted = [
+                (text, now_contents.get(contexts[pk][0], ""))
+                for pk, text in replies.items()
+                if pk in gone
+                and contexts[pk][:1]
+                and contexts[pk][0] not in gone
+                and not any(contains_normalised(phrase, normalise(text)) for phrase in forgotten)
+            ]
+            outcome.blast_radius = (outcome.blast_radius or 0) + len(blasted)
+            outcome.blast_examples += [
+                f"{forget.request[:80]!r} took {text[:80]!r} (the reply to {asked[:80]!r})"
+                for text, asked in blasted[:2]
+            ]
             outcome.extra["requests_confirmed"] += 1
             verification = manifest.get("verification", {})
             reported = verification.get("residual_hits", 0)
@@ -231,6 +251,14 @@ class DeLLMRunner:
         ids = list(DeletionRequest.objects.filter(owner=user).values_list("pk", flat=True)) + request_ids
         user.delete()  # cascades: conversations, messages, facts, summaries, embeddings, edges
         DeletionRequest.objects.filter(pk__in=ids).delete()  # their audit entries stay: the chain keeps them all
+
+
+def _forgotten_phrases(*, answer: str, matched: list[str]) -> list[str]:
+    """What a reply quoting or restating the forgotten content holds: the forget answer, or a sentence
+    (three words or more) of the answer or of an item the request matched, normalised."""
+    sentences = [part for text in [answer, *matched] for part in SENTENCE_END.split(text)]
+    phrases = {normalise(answer), *(normalise(s) for s in sentences if len(s.split()) >= 3)}
+    return [p for p in phrases if p]
 
 
 def eval_users_remove() -> int:

@@ -6,6 +6,7 @@ Run it through `make bench`, which points it at a database of its own (dellm_ben
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import random
@@ -43,6 +44,16 @@ SECRETS = [
     "My ex is called Jordan Whitaker.",
     "My passport number is X4482913.",
     "My daughter goes to Riverside Primary.",
+]
+
+# Context retrieval is timed on questions of every shape: a common word held by half the history
+# ("enjoy", "friend"), a name, a number, and a statement (which gets the smaller statement context).
+RETRIEVAL_QUERIES = [
+    "Where do I live?",
+    "What do I enjoy doing with my friends?",
+    "Who is Doctor Amelia Sousa?",
+    "What is my bank PIN 7391 for?",
+    "I enjoy chess on day 12 with friend number 44.",
 ]
 
 
@@ -120,12 +131,23 @@ class Command(BaseCommand):
             },
         }
 
-        query_vector = get_embedder().embed_one("Where do I live?")
-        ctx_ms, _ = _timed(lambda: context_retrieve(user=user, query_vector=query_vector), repeat)
+        runs = []
+        for text in RETRIEVAL_QUERIES:
+            retrieve = functools.partial(
+                context_retrieve, user=user, query_vector=get_embedder().embed_one(text), text=text
+            )
+            runs += _timed(retrieve, 4 * repeat)[1]
         results["context_retrieve"] = {
-            "value": round(ctx_ms, 2),
+            "value": round(statistics.quantiles(runs, n=20)[-1], 2),
             "unit": "ms",
-            "params": {**params, "top_k": settings.DELLM_CONTEXT_TOP_K},
+            "params": {
+                **params,
+                "measures": "p95 over every run of every query (hybrid ranking, one SQL query)",
+                "median_ms": round(statistics.median(runs), 2),
+                "queries": RETRIEVAL_QUERIES,
+                "runs": len(runs),
+                "top_k": settings.DELLM_CONTEXT_TOP_K,
+            },
         }
 
         preview_runs = []
