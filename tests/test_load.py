@@ -45,9 +45,12 @@ async def websocket_client(base: str, client: int, cookie: str, conversation_id:
     async with ws_connect(url, additional_headers={"Cookie": cookie, "Origin": base}, open_timeout=60) as socket:
         for turn in range(MESSAGES):
             await socket.send(json.dumps({"type": "message", "content": text(client, turn)}))
-            frames = [json.loads(await asyncio.wait_for(socket.recv(), 120))]
-            while frames[-1]["type"] not in ("reply", "error"):
-                frames.append(json.loads(await asyncio.wait_for(socket.recv(), 120)))
+            frames = []
+            while not frames or frames[-1]["type"] not in ("reply", "error"):
+                frame = json.loads(await asyncio.wait_for(socket.recv(), 120))
+                # The previous turn's "memory updated" note may arrive after its reply: a notice, not this turn.
+                if frame["type"] != "memory_updated":
+                    frames.append(frame)
             assert frames[-1]["type"] == "reply", frames[-1]
             asked, reply = frames[0]["message"], frames[-1]["message"]
             assert frames[0]["type"] == "user_message" and reply["context"][0] == asked["id"]
