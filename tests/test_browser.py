@@ -44,6 +44,9 @@ def test_remember_recall_and_trace_influence(live_app, chromium):
         expect(reply.locator(".used")).to_have_text(re.compile(r"^used \d+ stored items?$"))
         expect(page.locator("#status")).not_to_have_class(re.compile(r"\berror\b"))
         types = frame_types(seen)
+        # The "memory updated" notice for a statement follows its reply; it is not part of the turn.
+        assert set(types[types.index("reply") + 1 :]) <= {"memory_updated"}, types
+        types = [t for t in types if t != "memory_updated"]
         assert types[:1] == ["user_message"] and types[-1] == "reply", types
         assert "token" in types, f"the reply was not streamed token by token: {types}"
         assert "error" not in types, seen["frames"]
@@ -60,6 +63,7 @@ def test_remember_recall_and_trace_influence(live_app, chromium):
         expect(answer.locator(".content")).to_contain_text("Lisbon", timeout=REPLY_TIMEOUT_MS)
         expect(answer.locator(".used")).to_have_text(re.compile(r"^used [1-9]\d* stored items?$"))
         types = frame_types(seen)
+        types = [t for t in types if t != "memory_updated"]
         assert types[:1] == ["user_message"] and types[-1] == "reply" and "token" in types, types
         answer_id = answer.get_attribute("data-id")
         assert answer_id and answer_id.isdigit(), answer_id
