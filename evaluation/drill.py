@@ -297,30 +297,21 @@ def drill_search(*, visitor: _Visitor, person: Person, user, said: list[str], de
     if left:
         traces.append(f"{left} deleted item(s) or edge(s) still stored")
 
-    conversations = visitor.call("get", "/api/conversations/")
-    look("GET /api/conversations/", json.dumps(conversations))
-    for conversation in conversations:
-        look(
-            f"GET /api/conversations/{conversation['id']}/",
-            json.dumps(visitor.call("get", f"/api/conversations/{conversation['id']}/")),
-        )
-        messages = visitor.call("get", f"/api/conversations/{conversation['id']}/messages/")
-        look(f"GET /api/conversations/{conversation['id']}/messages/", json.dumps(messages))
-        for message in messages:
-            look(
-                f"GET /api/messages/{message['id']}/influence/",
-                json.dumps(visitor.call("get", f"/api/messages/{message['id']}/influence/")),
-            )
+    def fetched(path: str):
+        """GET ``path`` as the person, look through the answer for a trace, and return it."""
+        answer = visitor.call("get", path)
+        look(f"GET {path}", json.dumps(answer))
+        return answer
+
+    for conversation in fetched("/api/conversations/"):
+        fetched(f"/api/conversations/{conversation['id']}/")
+        for message in fetched(f"/api/conversations/{conversation['id']}/messages/"):
+            fetched(f"/api/messages/{message['id']}/influence/")
         look(f"page /c/{conversation['id']}/", visitor.page(f"/c/{conversation['id']}/"))
-    look("GET /api/memory/", json.dumps(visitor.call("get", "/api/memory/")))
-    requests = visitor.call("get", "/api/forget/")
-    look("GET /api/forget/", json.dumps(requests))
-    for request in requests:
-        look(
-            f"GET /api/forget/{request['request_id']}/",
-            json.dumps(visitor.call("get", f"/api/forget/{request['request_id']}/")),
-        )
-    look("GET /api/account/export/", json.dumps(visitor.call("get", "/api/account/export/")))
+    fetched("/api/memory/")
+    for request in fetched("/api/forget/"):
+        fetched(f"/api/forget/{request['request_id']}/")
+    fetched("/api/account/export/")
     for path in ("/memory/", "/forget/history/?all=1", "/account/"):
         look(f"page {path}", visitor.page(path))
 
