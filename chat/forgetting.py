@@ -91,6 +91,7 @@ def on_residue_titles_scan(sender, *, user, query, **kwargs) -> list[int]:
     return list(
         Conversation.objects.for_user(user)
         .annotate(search=SearchVector("title", config="english"))
-        .filter(search=SearchQuery(query, config="english", search_type="raw"))
+        # The lexemes are already stemmed: "simple" parses them as they are (stemming twice can change them).
+        .filter(search=SearchQuery(query, config="simple", search_type="raw"))
         .values_list("pk", flat=True)
     )

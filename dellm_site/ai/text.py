@@ -15,9 +15,35 @@ _QUESTION_START = re.compile(
 )
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[.!?][”\"])\s+|\n+")
 
+# Without a question mark, a sentence opening with an auxiliary is a question only when its subject follows
+# ("do I have a dog", "is my flight at 9"); otherwise it is a statement with its subject left out, as people
+# write in notes: "Had a cocaine problem years ago.", "Was diagnosed in May.", "Have two cats."
+_AUXILIARY = re.compile(
+    r"^(?:do|does|did|is|are|am|was|were|can|could|will|would|should|shall|have|has|had|may|might)\s+(\S+)",
+    re.IGNORECASE,
+)
+_SUBJECT = re.compile(
+    r"^(?:i|you|u|he|she|it|we|they|my|your|his|her|its|our|their|this|that|these|those|there|someone|anyone|"
+    r"anybody|somebody|everyone|everybody|nobody|no|any|some|all|each|every|one|[A-Z][\w'-]*)$"
+)
+# "is a tomato a fruit": after be, can and the like an article may open the subject; after have or do it
+# opens an object ("Had a scare last year", "Did a marathon in May").
+_ARTICLE_SUBJECT = re.compile(r"^(?:is|are|am|was|were|can|could|will|would|should|shall|may|might)$", re.I)
+
+
 def is_question(text: str) -> bool:
     stripped = text.strip()
-    return stripped.endswith("?") or bool(_QUESTION_START.match(stripped))
+    if stripped.endswith("?"):
+        return True
+    if not _QUESTION_START.match(stripped):
+        return False
+    auxiliary = _AUXILIARY.match(stripped)
+    if auxiliary is None:
+        return True  # a question word ("what", "how", "tell me")
+    following = auxiliary.group(1).strip(",.;:!\"'")
+    if _SUBJECT.match(following) or _SUBJECT.match(following.lower()):
+        return True
+    return bool(_ARTICLE_SUBJECT.match(stripped.split()[0])) and following.lower() in ("a", "an", "the")
 
 
 _FIRST_PERSON = re.compile(r"^(?:i|i'm|i've|i'd|i'll|my|mine)\b", re.IGNORECASE)

@@ -9,8 +9,8 @@ item is *matched* when its score is close to the best candidate's (relative, not
 and above a floor; items a little further off are offered as *possibly related*, unchecked, each with
 why. Facts act as bridges: a matched fact brings the messages it was taken from.
 
-Questions ("where do I live?") and the assistant's own replies are never matched by words or meaning:
-they hold no statement of the user's; a reply that repeats a matched item is in Dep(M) anyway.
+Messages that only ask ("where do I live?") and the assistant's own replies are never matched by words or
+meaning: they hold no statement of the user's; a reply that repeats a matched item is in Dep(M) anyway.
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ from django.db.models import QuerySet
 from pgvector.django import CosineDistance
 
 from dellm_site.ai.embedding import get_embedder
-from dellm_site.ai.text import is_question
 from memory.graph import context_ids
 from memory.models import Embedding, Node, NodeKind
 
@@ -68,10 +67,12 @@ class Resolution:
 
 
 def _statements(*, user) -> QuerySet[Node]:
-    """The items a request can name: the user's own messages and active facts (questions are dropped
-    later, in Python, from the few candidates)."""
+    """The items a request can name: the user's own messages that state something and active facts. A message
+    that only asks ("where do I live?", "recommend a film") holds no statement of the user's (``Node.informative``,
+    decided when it was stored; "what helps with migraines? mine start at night" does state something)."""
     return (
-        Node.objects.for_user(user).filter(retrievable=True, kind__in=[NodeKind.MESSAGE, NodeKind.FACT])
+        Node.objects.for_user(user)
+        .filter(retrievable=True, informative=True, kind__in=[NodeKind.MESSAGE, NodeKind.FACT])
         .exclude(kind=NodeKind.MESSAGE, message__role="assistant")
     )
 
@@ -100,7 +101,8 @@ def specific_words(text: str) -> str:
 
 
 def _quoted(lexeme: str) -> str:
-    # One lexeme as a raw tsquery term (already normalised by to_tsvector, so no stemming again).
+    # One lexeme as a raw tsquery term. It is already normalised by to_tsvector, so it is parsed with the "simple"
+    # configuration: the English stemmer is not idempotent ("virelle" -> "virell" -> "virel") and would miss it.
     return "'" + lexeme.replace("'", "''") + "'"
 
 
@@ -119,7 +121,7 @@ def _words(*, text: str, statements: QuerySet[Node]) -> dict[int, float]:
     freq: dict[str, int] = {}
     for lexeme in lexemes:
         found = list(
-            searchable.filter(search=SearchQuery(_quoted(lexeme), config="english", search_type="raw"))
+            searchable.filter(search=SearchQuery(_quoted(lexeme), config="simple", search_type="raw"))
             .values_list("pk", flat=True)[: CANDIDATES * 4]
         )
         freq[lexeme] = len(found)
@@ -183,11 +185,7 @@ def _resolve(*, user, targets: Iterable[str], vectors: list[list[float]] | None 
         ranked = _score_target(user=user, target=target, vector=vector, statements=statements)
         rows = Node.objects.filter(pk__in=[c.id for c in ranked]).values_list("pk", "kind", "content")
         items.update({pk: (kind, content) for pk, kind, content in rows})
-        # A question holds no statement of the user's: it is never what a request names.
-        ranked = [
-            c for c in ranked
-            if c.id in items and (items[c.id][0] == NodeKind.FACT or not is_question(items[c.id][1]))
-        ]
+        ranked = [c for c in ranked if c.id in items]
         if not ranked:
             continue
         best, offered = ranked[0].score, 0
