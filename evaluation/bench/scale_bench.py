@@ -260,9 +260,10 @@ def scale_measure(*, spec: ScaleSpec, quick: bool, stdout) -> dict:
         items = Node.objects.for_user(user).count()
         say(f"  history of {items} items: retrieval, preview, confirm...")
         retrieval = retrieval_runs([(user, q) for q in queries[:30]], passes=passes)
-        heavy_size = size == spec.heavy_items
-        deletion = forget_runs(user, size=spec.deletion_items, previews=previews if heavy_size else previews // 2,
-                               confirms=confirms if heavy_size else max(1, confirms - 2), rng=rng)
+        # Confirms are the slow part: all runs at the heavy user, three at the smallest (the baseline), one between.
+        runs = confirms if size == spec.heavy_items else (min(3, confirms) if size == spec.curve[0] else 1)
+        deletion = forget_runs(user, size=spec.deletion_items, confirms=runs, rng=rng,
+                               previews=previews if size == spec.heavy_items else previews // 2)
         at[size] = {"retrieval": retrieval, "deletion": deletion, "items": items}
         curve["items"].append(items)
         curve["retrieval_p95_ms"].append(summary(retrieval["fast"])["p95"])
