@@ -84,7 +84,8 @@ eval: install $(SECRET_FILE)
 	$(APP_ENV) DELLM_DB_NAME=dellm_eval $(PY) manage.py dellm_eval $(EVAL_ARGS)
 	$(APP_ENV) DELLM_DB_NAME=dellm_eval $(PY) manage.py dellm_eval --intents
 
-# Benchmarks run on a database of their own so they never touch your chats.
+# Benchmarks run on a database of their own so they never touch your chats. The full scale (default) loads
+# its 1.1M-item dataset once into dellm_bench_scale_full and reuses it; BENCH_ARGS=--quick uses ~25k items.
 bench: install $(SECRET_FILE)
 	$(APP_ENV) DELLM_DB_NAME=dellm_bench $(PY) manage.py migrate --noinput -v0
 	$(APP_ENV) DELLM_DB_NAME=dellm_bench $(PY) manage.py dellm_bench $(BENCH_ARGS)

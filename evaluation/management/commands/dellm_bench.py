@@ -1,323 +1,74 @@
-"""Performance benchmarks: forget preview/confirm on a large history, Dep traversal, retrieval.
-
-Writes reports/bench.json ({NAME: {value, unit, baseline?, ratio?, params}}) and reports/bench.md.
-Run it through `make bench`, which points it at a database of its own (dellm_bench).
+"""``manage.py dellm_bench``: the performance benchmarks, written to reports/bench.json, bench.md and
+bench_scaling.png. ``--scale full`` (the default; `make bench`) measures on a 1.1-million-item dataset,
+``--quick`` (= ``--scale quick``) on a small one in under three minutes. See ``evaluation.bench``.
 """
 
 from __future__ import annotations
 
-import functools
-import json
-import math
-import random
-import statistics
 import time
-from collections import defaultdict, deque
-from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth import get_user_model
-from django.contrib.auth.base_user import AbstractBaseUser
 from django.core.management.base import BaseCommand, CommandParser
-from django.db import connection, transaction
-from django.test.utils import override_settings
 
-from chat.models import Conversation, Message, Role
-from dellm_site.ai.embedding import get_embedder
-from memory.models import Edge, Embedding, Summary, TaskRun
-from memory.retrieval import context_retrieve
-from memory.summaries import summary_refresh
-from provenance.forgetting import services as forget
-from provenance.models import DeletionRequest
-from provenance.selectors import dep_ids
-
-TOPICS = [
-    "cooking", "football", "jazz", "gardening", "chess", "hiking", "photography", "astronomy", "sailing", "poetry"
-]
-SECRETS = [
-    "I live in Lisbon.",
-    "My dentist is Doctor Amelia Sousa.",
-    "My bank PIN is 7391.",
-    "I was diagnosed with hypothyroidism.",
-    "My ex is called Jordan Whitaker.",
-    "My passport number is X4482913.",
-    "My daughter goes to Riverside Primary.",
-]
-
-# Context retrieval is timed on questions of every shape: a common word held by half the history
-# ("enjoy", "friend"), a name, a number, and a statement (which gets the smaller statement context).
-RETRIEVAL_QUERIES = [
-    "Where do I live?",
-    "What do I enjoy doing with my friends?",
-    "Who is Doctor Amelia Sousa?",
-    "What is my bank PIN 7391 for?",
-    "I enjoy chess on day 12 with friend number 44.",
-]
-
-
-# Requests in words of several shapes (a statement, a category, a value, two targets, no readable target).
-PREVIEW_REQUESTS = [
-    "Forget that I live in Lisbon",
-    "please delete where I work from your memory",
-    "I'd rather you didn't know anything about my sister",
-    "erase my salary and my phone number",
-    "the Lisbon thing, don't keep it",
-]
-
-
-def _timed(fn: Callable[[], object], repeat: int) -> tuple[float, list[float]]:
-    runs = []
-    for _ in range(repeat):
-        started = time.perf_counter()
-        fn()
-        runs.append((time.perf_counter() - started) * 1000)
-    return statistics.median(runs), runs
-
-
-def _dep_python(user: AbstractBaseUser, seeds: Iterable[int]) -> set[int]:
-    """Baseline: load the user's whole edge list into Python and walk it."""
-    children = defaultdict(list)
-    for src, dst in Edge.objects.filter(src__owner=user).values_list("src_id", "dst_id"):
-        children[src].append(dst)
-    seen, queue = set(seeds), deque(seeds)
-    while queue:
-        for child in children[queue.popleft()]:
-            if child not in seen:
-                seen.add(child)
-                queue.append(child)
-    return seen
+from evaluation.bench.classic import classic_measure
+from evaluation.bench.dataset import dataset_ready, dataset_release
+from evaluation.bench.report import reports_write
+from evaluation.bench.scale import SPECS
+from evaluation.bench.scale_bench import scale_measure
 
 
 class Command(BaseCommand):
-    """``manage.py dellm_bench``: build a large history, time the hot paths, write the reports."""
-
-    help = "Run the performance benchmarks and write reports/bench.json and reports/bench.md."
+    help = "Run the performance benchmarks and write reports/bench.json, bench.md and bench_scaling.png."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        """The history size, the runs per measurement and the output folder."""
-        parser.add_argument("--messages", type=int, default=10_000, help="history size (messages)")
-        parser.add_argument("--repeat", type=int, default=5, help="runs per measurement (median reported)")
+        """The scale, the first benchmarks' history size and runs, the output folder."""
+        parser.add_argument("--scale", choices=sorted(SPECS), default="full", help="dataset size (default: full)")
+        parser.add_argument("--quick", dest="scale", action="store_const", const="quick", help="= --scale quick")
+        parser.add_argument("--messages", type=int, default=None,
+                            help="history size of the one-user benchmarks (10,000; quick: 1,000)")
+        parser.add_argument("--repeat", type=int, default=None, help="runs per one-user measurement (5; quick: 3)")
+        parser.add_argument("--reload", action="store_true", help="load the full-scale dataset again")
+        parser.add_argument("--skip-one-user", action="store_true", help="only the scale benchmarks")
         parser.add_argument("--out", default=str(Path(settings.BASE_DIR) / "reports"))
 
-    def handle(self, *args: Any, messages: int, repeat: int, out: str, **options: Any) -> None:
-        """Build the history, run every measurement and write bench.json and bench.md."""
-        rng = random.Random(7)
-        user = self._history(messages=messages, rng=rng)
-        results = {}
-        params = {
-            "messages": Message.objects.filter(owner=user).count(),
-            "edges": Edge.objects.filter(dst__owner=user).count(),
-            "repeat": repeat,
+    def handle(self, *args: Any, scale: str, messages: int | None, repeat: int | None, reload: bool, out: str,
+               skip_one_user: bool = False, **options: Any) -> None:
+        """The one-user benchmarks, then the scale ones on their dataset; then the reports."""
+        started = time.perf_counter()
+        quick = scale == "quick"
+        spec = SPECS[scale]
+        messages = messages or (1_000 if quick else 10_000)
+        repeat = repeat or (3 if quick else 5)
+        results: dict = {}
+        params = {"messages": 0, "edges": 0}
+        if not skip_one_user:
+            self.stdout.write(f"one-user benchmarks ({messages} messages)...")
+            results, params = classic_measure(messages=messages, repeat=repeat, stdout=self.stdout)
+            self.stdout.write(f"  done in {time.perf_counter() - started:.0f} s")
+
+        self.stdout.write(f"scale benchmarks ({scale})...")
+        info = dataset_ready(spec=spec, reload=reload, in_place=quick, stdout=self.stdout)
+        try:
+            self.stdout.write(f"  dataset ready at {time.perf_counter() - started:.0f} s")
+            results.update(scale_measure(spec=spec, quick=quick, stdout=self.stdout))
+            self.stdout.write(f"  measured at {time.perf_counter() - started:.0f} s")
+        finally:
+            dataset_release(info)
+        load = info.load
+        results["scale_load_s"] = {
+            "value": load["seconds"]["total"], "unit": "s",
+            "params": {"scale": scale, "reused_this_run": info.reused, "dataset": info.where,
+                       "fingerprint": info.fingerprint, "copy_to_run_database_s": info.copy_seconds, **load},
         }
-
-        secret_ids = list(
-            Message.objects.filter(owner=user, content__in=SECRETS, role=Role.USER).values_list("pk", flat=True)
-        )
-        seeds = secret_ids[:1]
-        cte_ms, _ = _timed(lambda: dep_ids(user=user, seeds=seeds), repeat)
-        py_ms, _ = _timed(lambda: _dep_python(user, seeds), repeat)
-        assert dep_ids(user=user, seeds=seeds) == _dep_python(user, seeds)
-        results["dep_traversal"] = {
-            "value": round(cte_ms, 2),
-            "unit": "ms",
-            "baseline": round(py_ms, 2),
-            "ratio": round(py_ms / cte_ms, 2),
-            "params": {
-                **params,
-                "baseline": "whole edge list loaded into Python, BFS",
-                "dep_size": len(dep_ids(user=user, seeds=seeds)),
-            },
-        }
-
-        runs = []
-        for text in RETRIEVAL_QUERIES:
-            retrieve = functools.partial(
-                context_retrieve, user=user, query_vector=get_embedder().embed_one(text), text=text
-            )
-            runs += _timed(retrieve, 4 * repeat)[1]
-        results["context_retrieve"] = {
-            "value": round(statistics.quantiles(runs, n=20)[-1], 2),
-            "unit": "ms",
-            "params": {
-                **params,
-                "measures": "p95 over every run of every query (hybrid ranking, one SQL query)",
-                "median_ms": round(statistics.median(runs), 2),
-                "queries": RETRIEVAL_QUERIES,
-                "runs": len(runs),
-                "top_k": settings.DELLM_CONTEXT_TOP_K,
-            },
-        }
-
-        preview_runs = []
-        for query in PREVIEW_REQUESTS * max(1, -(-max(20, repeat) // len(PREVIEW_REQUESTS))):
-            preview_runs += _timed(lambda q=query: forget.forget_preview(user=user, mode="natural", query=q), 1)[1]
-        preview_runs.sort()
-        results["forget_preview"] = {
-            "value": round(statistics.median(preview_runs), 2),
-            "p95": round(preview_runs[max(0, math.ceil(0.95 * len(preview_runs)) - 1)], 2),
-            "unit": "ms",
-            "params": {**params, "mode": "natural", "runs": len(preview_runs), "requests": PREVIEW_REQUESTS},
-        }
-
-        confirm_runs, sizes, residue_runs, residue_found = [], [], [], []
-        for secret in SECRETS[:repeat]:
-            request = forget.forget_preview(user=user, mode="keyword", query=secret.rstrip("."))
-            started = time.perf_counter()
-            manifest = forget.forget_confirm(user=user, request_id=request.pk)
-            confirm_runs.append((time.perf_counter() - started) * 1000)
-            sizes.append(sum(v for k, v in manifest["deleted"].items() if k in ("messages", "summaries", "facts")))
-            assert manifest["verification"]["residual_hits"] == 0, manifest["verification"]
-            residue_runs.append(manifest["timings"]["residue_ms"])
-            residue_found.append(len(manifest["verification"]["possible_residue"]))
-        results["forget_confirm"] = {
-            "value": round(statistics.median(confirm_runs), 2),
-            "unit": "ms",
-            "params": {
-                **params,
-                "mode": "keyword",
-                "deleted_items_per_run": sizes,
-                "runs_ms": [round(r, 1) for r in confirm_runs],
-            },
-        }
-
-        # The possible-residue scan of every confirm (part of forget_confirm above): tokens and vectors.
-        results["forget_verify_residue"] = {
-            "value": round(statistics.median(residue_runs), 2),
-            "unit": "ms",
-            "params": {**params, "runs_ms": residue_runs, "possible_residue_per_run": residue_found},
-        }
-
-        for max_sources in (settings.DELLM_SUMMARY_MAX_SOURCES, 1000):
-            results[f"summary_rebuild_1000_msgs_max{max_sources}"] = self._rebuild_bench(
-                repeat=repeat, max_sources=max_sources
-            )
-
-        Path(out).mkdir(parents=True, exist_ok=True)
-        (Path(out) / "bench.json").write_text(json.dumps(results, indent=2))
-        lines = [
-            "# DeLLM benchmarks",
-            "",
-            f"History: {params['messages']} messages, {params['edges']} edges; median of {repeat} runs.",
-            "",
-            "| benchmark | value | baseline | ratio |",
-            "|---|---|---|---|",
+        elapsed = round(time.perf_counter() - started, 1)
+        results["bench_wall_s"] = {"value": elapsed, "unit": "s", "params": {"scale": scale}}
+        header = [
+            f"One-user benchmarks: {params['messages']} messages, {params['edges']} edges, median of {repeat} runs.",
+            f"Scale `{scale}`: {load['nodes']} items ({load['messages']} messages, {load['facts']} facts, "
+            f"{load['summaries']} summaries) of {load['users']} users, {load['edges']} edges; loaded in "
+            f"{load['seconds']['total']} s{' (reused this run)' if info.reused else ''}.",
+            f"Whole run: {elapsed} s. Command: `make bench{' BENCH_ARGS=--quick' if quick else ''}`.",
         ]
-        for name, r in results.items():
-            p95 = f" (p95 {r['p95']})" if "p95" in r else ""
-            lines.append(
-                f"| {name} | {r['value']}{p95} {r['unit']} | {r.get('baseline', '')} | {r.get('ratio', '')} |"
-            )
-        (Path(out) / "bench.md").write_text("\n".join(lines) + "\n")
-        self.stdout.write("\n".join(lines))
-
-    def _rebuild_bench(self, *, repeat: int, max_sources: int) -> dict:
-        """A 1,000-message conversation with a summary; forget one source; time until the summary
-        is rebuilt from what is left (the rebuild runs in-process here, as without REDIS_URL)."""
-        User = get_user_model()
-        User.objects.filter(username="bench-summary").delete()
-        user = User.objects.create_user(username="bench-summary", password="bench-password-123")
-        conversation = Conversation.objects.create(owner=user, title="long conversation")
-        embedder = get_embedder()
-        texts = []
-        for i in range(500):
-            verb = random.Random(i).choice(["like", "own", "visited", "cooked", "read"])
-            texts.append(f"I {verb} {random.Random(i + 1).choice(TOPICS)} number {i}.")
-        vectors = embedder.embed(texts)
-        ack = embedder.embed_one("Noted, I will remember that.").tolist()
-        user_ids = []
-        with transaction.atomic():
-            for text, vector in zip(texts, vectors, strict=True):
-                message = Message.objects.create(conversation=conversation, owner=user, role=Role.USER, content=text)
-                reply = Message.objects.create(
-                    conversation=conversation, owner=user, role=Role.ASSISTANT, content="Noted, I will remember that."
-                )
-                Edge.objects.create(src=message, dst=reply)
-                Embedding.objects.bulk_create(
-                    [
-                        Embedding(node=message, owner=user, vector=vector.tolist(), backend=embedder.name),
-                        Embedding(node=reply, owner=user, vector=ack, backend=embedder.name),
-                    ]
-                )
-                user_ids.append(message.pk)
-        runs, task_runs = [], []
-        with override_settings(DELLM_SUMMARY_MAX_SOURCES=max_sources):
-            summary_refresh(conversation_id=conversation.pk)
-            for i in range(repeat):
-                source = user_ids[-1 - i]  # a recent message: it is among the summary's sources
-                request = forget.forget_preview(user=user, mode="ids", message_ids=[source])
-                started = time.perf_counter()
-                manifest = forget.forget_confirm(user=user, request_id=request.pk)
-                runs.append((time.perf_counter() - started) * 1000)
-                rebuilt = [r["status"] for r in manifest["rebuilt"] if r["kind"] == "summary"]
-                assert rebuilt == ["done"], manifest["rebuilt"]
-                task = TaskRun.objects.filter(kind="derived_rebuild_task").order_by("-started_at").first()
-                task_runs.append(task.duration_ms)
-        active = Summary.objects.get(conversation=conversation, status="active")
-        return {
-            "value": round(statistics.median(runs), 2),
-            "unit": "ms",
-            "params": {
-                "conversation_messages": 1000,
-                "summary_max_sources": max_sources,
-                "repeat": repeat,
-                "measures": "confirm to manifest, rebuild included (in-process tasks)",
-                "rebuild_task_ms": task_runs,
-                "final_summary_version": active.version,
-                "runs_ms": [round(r, 1) for r in runs],
-            },
-        }
-
-    def _history(self, *, messages: int, rng: random.Random) -> AbstractBaseUser:
-        """A user with ``messages`` messages in 50 conversations: statements and replies whose
-        contexts follow the topic of the question (as retrieval would), with a few secrets."""
-        User = get_user_model()
-        User.objects.filter(username="bench").delete()
-        DeletionRequest.objects.filter(owner__isnull=True).delete()
-        user = User.objects.create_user(username="bench", password="bench-password-123")
-        conversations = [Conversation.objects.create(owner=user, title=f"bench {i}") for i in range(50)]
-        texts: list[str | None] = []
-        for i in range(messages // 2):
-            if i in {7 * k + 3 for k in range(len(SECRETS))} and (i - 3) // 7 < len(SECRETS):
-                texts.append(SECRETS[(i - 3) // 7])
-            else:
-                topic = rng.choice(TOPICS)
-                texts.append(f"I enjoy {topic} on day {i}, especially with friend number {rng.randint(1, 500)}.")
-            texts.append(None)  # the reply, filled below
-        embedder = get_embedder()
-        user_texts = [t for t in texts if t is not None]
-        self.stdout.write(f"embedding {len(user_texts)} messages...")
-        vectors = embedder.embed(user_texts)
-        with transaction.atomic():
-            by_topic: dict[str, list[int]] = defaultdict(list)
-            secret_nodes: list[int] = []
-            edges, embeddings, reply_vectors = [], [], {}
-            for i, text in enumerate(user_texts):
-                conversation = conversations[i % len(conversations)]
-                message = Message.objects.create(conversation=conversation, owner=user, role=Role.USER, content=text)
-                topic = next((t for t in TOPICS if t in text), "secret")
-                pool = by_topic[topic] + (secret_nodes if rng.random() < 0.02 else [])
-                context = rng.sample(pool, min(len(pool), rng.randint(0, 4)))
-                reply_text = f"Noted about {topic}." if topic != "secret" else "Noted, I will remember that."
-                reply = Message.objects.create(
-                    conversation=conversation, owner=user, role=Role.ASSISTANT, content=reply_text
-                )
-                edges += [Edge(src_id=c, dst_id=reply.pk) for c in [message.pk, *context]]
-                embeddings.append(
-                    Embedding(node_id=message.pk, owner=user, vector=vectors[i].tolist(), backend=embedder.name)
-                )
-                if reply_text not in reply_vectors:
-                    reply_vectors[reply_text] = embedder.embed_one(reply_text).tolist()
-                embeddings.append(
-                    Embedding(node_id=reply.pk, owner=user, vector=reply_vectors[reply_text], backend=embedder.name)
-                )
-                if topic == "secret":
-                    secret_nodes.append(message.pk)
-                else:
-                    by_topic[topic] += [message.pk, reply.pk]
-            Edge.objects.bulk_create(edges, batch_size=5000)
-            Embedding.objects.bulk_create(embeddings, batch_size=1000)
-        with connection.cursor() as cursor:
-            cursor.execute("ANALYZE")
-        return user
+        self.stdout.write(reports_write(results=results, out=Path(out), header=header))
