@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 from django.conf import settings
+from django.db import connection, transaction
 
 from dellm_site.ai.embedding import get_embedder
 
@@ -61,14 +62,29 @@ NEAR_DUPLICATE_OVERLAP = 0.6
 _DOCUMENT = "to_tsvector('english'::regconfig, COALESCE(n.content, ''::text))"
 _COMPETING = """n.owner_id = %(owner)s AND n.retrievable AND n.informative AND n.kind = ANY(%(kinds)s::text[])
       AND NOT (n.id = ANY(%(exclude)s::bigint[]))"""
-_CONTEXT_SQL = f"""
-WITH nearest AS (
+# The vector ranking, by the user's plan (``vector_plan``): ``exact`` computes the distance of every one of the
+# user's competing items (found through the owner index; the MATERIALIZED CTE keeps the planner off the shared
+# HNSW index, which would walk other users' vectors to find this user's), ``index`` walks the HNSW index with
+# an iterative scan (filtering by owner as it goes; relaxed order, so the rows are ranked again below).
+_NEAREST_SQL = {
+    "exact": f"""
+mine AS MATERIALIZED (
+    SELECT e.node_id AS id, e.vector <=> %(vector)s::vector AS distance
+    FROM memory_embedding e JOIN memory_node n ON n.id = e.node_id
+    WHERE e.owner_id = %(owner)s AND {_COMPETING}
+),
+nearest AS (SELECT id, distance FROM mine ORDER BY distance, id LIMIT %(pool)s),""",
+    "index": f"""
+nearest AS MATERIALIZED (
     SELECT e.node_id AS id, e.vector <=> %(vector)s::vector AS distance
     FROM memory_embedding e JOIN memory_node n ON n.id = e.node_id
     WHERE e.owner_id = %(owner)s AND {_COMPETING}
     ORDER BY e.vector <=> %(vector)s::vector
     LIMIT %(pool)s
-),
+),""",
+}
+_CONTEXT_SQL = """
+WITH {nearest}
 by_vector AS (
     SELECT id, row_number() OVER (ORDER BY distance, id) AS rank FROM nearest WHERE distance <= %(max_distance)s
 ),
@@ -78,7 +94,7 @@ corpus AS (
 frequency AS MATERIALIZED (
     SELECT lexeme, (
         SELECT count(*) FROM (
-            SELECT FROM memory_node n WHERE {_DOCUMENT} @@ quote_literal(lexeme)::tsquery AND {_COMPETING}
+            SELECT FROM memory_node n WHERE {document} @@ quote_literal(lexeme)::tsquery AND {competing}
             LIMIT (SELECT greatest(%(rare_floor)s, items * %(rare_share)s) + 1 FROM corpus)
         ) holding
     ) AS df
@@ -90,8 +106,8 @@ rare AS (
     WHERE f.df BETWEEN 1 AND greatest(%(rare_floor)s, c.items * %(rare_share)s)
 ),
 matched AS MATERIALIZED (
-    SELECT n.id, length(n.content) AS size, {_DOCUMENT} AS doc FROM memory_node n
-    WHERE {_DOCUMENT} @@ (SELECT string_agg(quote_literal(lexeme), ' | ')::tsquery FROM rare) AND {_COMPETING}
+    SELECT n.id, length(n.content) AS size, {document} AS doc FROM memory_node n
+    WHERE {document} @@ (SELECT string_agg(quote_literal(lexeme), ' | ')::tsquery FROM rare) AND {competing}
 ),
 by_words AS (
     SELECT m.id, row_number() OVER (
@@ -107,7 +123,7 @@ fused AS (
     FROM (SELECT id, rank FROM by_vector UNION ALL SELECT id, rank FROM by_words) ranks GROUP BY id
 )
 SELECT n.*, 1 - (e.vector <=> %(vector)s::vector) AS similarity, f.fused,
-       tsvector_to_array({_DOCUMENT}) AS words,
+       tsvector_to_array({document}) AS words,
        ARRAY(SELECT src_id FROM provenance_edge WHERE dst_id = n.id) AS sources,
        coalesce(fact.rectified, false) AS rectified
 FROM fused f JOIN memory_node n ON n.id = f.id JOIN memory_embedding e ON e.node_id = f.id
@@ -115,6 +131,35 @@ FROM fused f JOIN memory_node n ON n.id = f.id JOIN memory_embedding e ON e.node
 WHERE e.vector <=> %(vector)s::vector <= %(max_distance)s
 ORDER BY f.fused DESC, similarity DESC, n.id
 """
+
+# How many of the user's vectors there are, counted no further than the exact plan's limit (an index-only
+# scan of at most that many entries of the owner index).
+_ITEMS_UP_TO_SQL = "SELECT count(*) FROM (SELECT FROM memory_embedding WHERE owner_id = %s LIMIT %s) mine"
+# The HNSW index's settings for this transaction (pgvector >= 0.8): keep scanning until enough of the
+# user's rows passed the filter; a wider candidate list for recall.
+_INDEX_SCAN_SQL = (
+    "SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', %s, true)"
+)
+
+
+def vector_plan(*, owner_id: int) -> str:
+    """How to rank the user's vectors: ``exact`` (every one of their rows, through the owner index) for a
+    history of at most DELLM_RETRIEVAL_EXACT_MAX_ITEMS vectors, else ``index`` (the shared HNSW index with an
+    iterative scan). An exact scan costs a page per item; the index walk costs about pool x (all vectors /
+    the user's) rows, so small histories are scanned and large ones walked (scripts/retrieval_plans.py)."""
+    limit = settings.DELLM_RETRIEVAL_EXACT_MAX_ITEMS
+    with connection.cursor() as cursor:
+        cursor.execute(_ITEMS_UP_TO_SQL, [owner_id, limit + 1])
+        return "exact" if cursor.fetchone()[0] <= limit else "index"
+
+
+def index_scan_settings(cursor) -> None:
+    """Configure the HNSW scan for the current transaction (see ``vector_plan``)."""
+    cursor.execute(_INDEX_SCAN_SQL, [str(settings.DELLM_RETRIEVAL_EF_SEARCH)])
+
+
+def _context_sql(plan: str) -> str:
+    return _CONTEXT_SQL.format(nearest=_NEAREST_SQL[plan], document=_DOCUMENT, competing=_COMPETING)
 
 
 @dataclass(frozen=True)
@@ -175,7 +220,12 @@ def context_retrieve(
         "rare_share": RARE_SHARE,
         "rare_floor": RARE_FLOOR,
     }
-    candidates = list(Node.objects.raw(_CONTEXT_SQL, params))
+    plan = vector_plan(owner_id=user.pk)
+    with transaction.atomic():
+        if plan == "index":
+            with connection.cursor() as cursor:
+                index_scan_settings(cursor)
+        candidates = list(Node.objects.raw(_context_sql(plan), params))
     present = {candidate.pk for candidate in candidates}
     chosen: list[Node] = []
     for candidate in candidates:
@@ -191,3 +241,56 @@ def context_retrieve(
 def context_for(*, user: User, text: str, exclude_ids: set[int] | frozenset[int] = frozenset()) -> list[ScoredNode]:
     """context(m) minus the user message itself: the user's stored items that best serve ``text``."""
     return context_retrieve(user=user, query_vector=get_embedder().embed_one(text), text=text, exclude_ids=exclude_ids)
+
+
+# Items of the user's within a distance of any of several vectors, by the user's plan: every row of a small
+# history against every vector at once, or, for a large one, the nearest rows of each vector through the
+# HNSW index (iterative scan), taken ever further until the farthest one taken is beyond the distance.
+_WITHIN_EXACT_SQL = """
+SELECT e.node_id, min(e.vector <=> q.v::vector) FROM memory_embedding e CROSS JOIN unnest(%(vectors)s::text[]) q(v)
+WHERE e.owner_id = %(owner)s AND NOT (e.node_id = ANY(%(exclude)s::bigint[]))
+GROUP BY e.node_id HAVING min(e.vector <=> q.v::vector) <= %(distance)s
+"""
+_WITHIN_INDEX_SQL = """
+SELECT node_id, distance FROM (
+    SELECT e.node_id, e.vector <=> %(vector)s::vector AS distance FROM memory_embedding e
+    WHERE e.owner_id = %(owner)s AND NOT (e.node_id = ANY(%(exclude)s::bigint[]))
+    ORDER BY e.vector <=> %(vector)s::vector LIMIT %(limit)s
+) nearest ORDER BY distance
+"""
+WITHIN_FIRST = 50
+WITHIN_MAX = 3200
+
+
+def _vector_literal(vector) -> str:
+    return "[" + ",".join(f"{float(x):.7g}" for x in vector) + "]"
+
+
+def nearest_within(
+    *, owner_id: int, vectors: list, max_distance: float, exclude: set[int] | frozenset[int] = frozenset()
+) -> dict[int, float]:
+    """The user's items (their vectors) within cosine ``max_distance`` of any of ``vectors``, each with its
+    smallest distance: what a scan of every one of the user's vectors finds, through the plan that
+    ``vector_plan`` chooses (for a large history, at most WITHIN_MAX items per vector, the nearest)."""
+    if not vectors:
+        return {}
+    found: dict[int, float] = {}
+    literals = [_vector_literal(v) for v in vectors]
+    params = {"owner": owner_id, "exclude": sorted(exclude), "distance": max_distance}
+    with transaction.atomic(), connection.cursor() as cursor:
+        if vector_plan(owner_id=owner_id) == "exact":
+            cursor.execute(_WITHIN_EXACT_SQL, {**params, "vectors": literals})
+            return {pk: float(distance) for pk, distance in cursor.fetchall()}
+        index_scan_settings(cursor)
+        for literal in literals:
+            limit = WITHIN_FIRST
+            while True:
+                cursor.execute(_WITHIN_INDEX_SQL, {**params, "vector": literal, "limit": limit})
+                rows = cursor.fetchall()
+                for pk, distance in rows:
+                    if distance <= max_distance and distance < found.get(pk, 2.0):
+                        found[pk] = float(distance)
+                if len(rows) < limit or rows[-1][1] > max_distance or limit >= WITHIN_MAX:
+                    break
+                limit *= 2
+    return found
