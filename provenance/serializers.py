@@ -79,6 +79,10 @@ class ConfirmSerializer(serializers.Serializer):
         child=IdField(), required=False, default=list,
         help_text="Possibly related items (from the preview's `related`) to forget as well.",
     )
+    full_scan = serializers.BooleanField(
+        required=False, default=False,
+        help_text="Verify by scanning every surviving item, not only those the indexes name as able to hold it.",
+    )
 
 
 class ManifestSerializer(serializers.Serializer):

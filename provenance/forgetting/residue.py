@@ -23,6 +23,7 @@ from django.db import connection
 from pgvector.django import CosineDistance
 
 from memory.models import Embedding, Node
+from memory.retrieval import nearest_within
 
 from .hooks import residue_titles
 from .resolution import specific_words
@@ -143,10 +144,12 @@ def residue_find(
     vectors: list[list[float]],
     exclude: set[int] | frozenset[int] = frozenset(),
     only: set[int] | None = None,
+    full: bool = False,
 ) -> dict:
     """Surviving items (or the ``only`` ones) that hold distinctive tokens of the deleted content or lie
     near its vectors: ``{"items": [{id, kind, conversation, why, spans, similarity?}], "more": N,
-    "titles": [conversation ids]}``."""
+    "titles": [conversation ids]}``. The tokens are found through the full-text index; the near items through
+    ``memory.retrieval.nearest_within`` (the user's retrieval plan), or with ``full`` by a scan of every vector."""
     nodes = Node.objects.for_user(user).exclude(pk__in=exclude)
     if only is not None:
         nodes = nodes.filter(pk__in=only)
@@ -171,6 +174,10 @@ def residue_find(
     similarity: dict[int, float] = {}
     limit = 1.0 - settings.DELLM_FORGET_RESIDUE_SIMILARITY
     embeddings = Embedding.objects.filter(owner=user, node__in=nodes)
+    if only is None and not full:
+        near = nearest_within(owner_id=user.pk, vectors=vectors, max_distance=limit, exclude=set(exclude))
+        similarity = {pk: round(1.0 - distance, 3) for pk, distance in near.items()}
+        vectors = []
     for vector in vectors:
         for pk, distance in (
             embeddings.annotate(distance=CosineDistance("vector", vector))

@@ -26,6 +26,7 @@ from .audit import audit_open
 from .execution import execute
 from .intent import forget_request_target, is_vague
 from .intent_targets import request_gist
+from .maintenance import disk_reclaim_pending, disk_reclaim_schedule
 from .matching import MODES, TEXT_MODES, VECTOR_MODES, Match, match, resolved_matches
 from .planning import closure, plan, plan_ids
 from .verification import verify
@@ -126,6 +127,7 @@ def forget_preview(
 ) -> DeletionRequest:
     """Plan a deletion and store it as a preview. Nothing is deleted."""
     previews_expire()  # stale previews (anyone's) lose their words now, with or without a beat schedule
+    disk_reclaim_schedule(after_wipe=False)  # without workers: maintenance left due by an ended process
     query, threshold = _validate(
         mode=mode,
         query=query,
@@ -171,10 +173,16 @@ def forget_preview(
 
 
 def forget_confirm(
-    *, user: User, request_id: RequestId, keep: list[int] | None = None, add: list[int] | None = None
+    *,
+    user: User,
+    request_id: RequestId,
+    keep: list[int] | None = None,
+    add: list[int] | None = None,
+    full_scan: bool = False,
 ) -> dict:
     """Execute a previewed deletion and return its manifest. ``add`` names possibly related items of
-    the preview to forget as well (with everything built from them); ``keep`` spares tainted ones.
+    the preview to forget as well (with everything built from them); ``keep`` spares tainted ones;
+    ``full_scan`` verifies by scanning every surviving item (``verification``).
     Idempotent: confirming again returns the same manifest; an interrupted execution is resumed."""
     previews_expire()
     expired = False
@@ -213,12 +221,12 @@ def forget_confirm(
     if expired:
         raise ApplicationError("This preview has expired; ask again to get a fresh one.", code="expired", status=410)
     # The request and its audit record are committed: from here a crash leaves a resumable job.
-    return _run(request.pk)
+    return _run(request.pk, full_scan=full_scan or None)
 
 
-def _run(request_pk) -> dict:
+def _run(request_pk, *, full_scan: bool | None = None) -> dict:
     execute(request_pk)
-    return verify(request_pk)
+    return verify(request_pk, full_scan=full_scan)
 
 
 def forget_resume(*, request_ids: list[RequestId] | None = None) -> dict:
@@ -231,4 +239,8 @@ def forget_resume(*, request_ids: list[RequestId] | None = None) -> dict:
     for request_pk in interrupted.values_list("pk", flat=True):
         _run(request_pk)
         resumed.append(str(request_pk))
-    return {"resumed": resumed, "expired": previews_expire()}
+    result = {"resumed": resumed, "expired": previews_expire()}
+    if request_ids is None:
+        # The maintenance of erasures whose process ended before it ran (off any request's path here).
+        result["disk_reclaimed"] = bool(disk_reclaim_pending())
+    return result
