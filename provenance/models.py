@@ -35,6 +35,8 @@ class DeletionRequest(models.Model):
     expires_at = models.DateTimeField()
     confirmed_at = models.DateTimeField(null=True, blank=True)
     completed_at = models.DateTimeField(null=True, blank=True)
+    # When the maintenance after the wipe (VACUUM, CHECKPOINT) ran; null while it is due (forgetting.maintenance).
+    disk_reclaimed_at = models.DateTimeField(null=True, blank=True)
     plan = models.JSONField(default=dict)  # matched / tainted / derived: ids, reasons, paths; no content
     kept = models.JSONField(default=list)
     target_ids = models.JSONField(default=list)  # the confirmed set, fixed when execution starts

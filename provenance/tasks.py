@@ -8,7 +8,7 @@ from celery.signals import worker_ready
 from memory.rebuild import derived_rebuild
 
 from .forgetting.execution import rebuild_finished
-from .forgetting.maintenance import disk_reclaim
+from .forgetting.maintenance import disk_reclaim_pending
 from .forgetting.services import forget_resume, previews_expire
 
 RETRY = {"autoretry_for": (Exception,), "retry_backoff": True, "retry_backoff_max": 60, "max_retries": 5}
@@ -52,6 +52,8 @@ def derived_rebuild_task(
 
 @shared_task(bind=True, **RETRY)
 def vacuum_after_forget(self) -> list[str]:
-    """Make the space of the rows an erasure deleted reusable (VACUUM) and let the WAL that recorded them
-    be recycled (CHECKPOINT, WAL switch). Their bytes stay on disk until overwritten; see maintenance."""
-    return disk_reclaim()
+    """Once for every erasure waiting for it: make the space of the rows they deleted reusable (VACUUM) and
+    let the WAL that recorded them be recycled (CHECKPOINT, WAL switch). Queued by the first erasure of a
+    batch and run by the beat schedule; a no-op when none is due. Their bytes stay on disk until
+    overwritten; see maintenance."""
+    return disk_reclaim_pending()

@@ -28,6 +28,7 @@ from ..manifest import Manifest, RebuiltRecord
 from ..models import DeletionRequest, DeletionStatus
 from .audit import audit_wiped
 from .hooks import erasure_run
+from .maintenance import disk_reclaim_schedule
 from .matching import NAMING_REASONS, VECTOR_MODES, match_now
 from .planning import closure
 from .residue import residue_find, residue_tokens
@@ -205,8 +206,9 @@ def execute(request_pk: RequestId) -> None:
 
 
 def _after_wipe(*, request_pk, derived: list[dict]) -> None:
-    """After the wipe commits: rebuild what was derived from the deleted items, reclaim disk."""
-    from ..tasks import derived_rebuild_task, vacuum_after_forget  # tasks call back into this module
+    """After the wipe commits: rebuild what was derived from the deleted items; reclaim disk soon, in the
+    background and together with the other erasures of that time (``maintenance``)."""
+    from ..tasks import derived_rebuild_task  # tasks call back into this module
 
     for item in derived:
         record = item["record"]
@@ -214,7 +216,7 @@ def _after_wipe(*, request_pk, derived: list[dict]) -> None:
             derived_rebuild_task.delay(
                 str(request_pk), record.kind, record.id, item["sources"], item["conversation"], record.version
             )
-    vacuum_after_forget.delay()
+    disk_reclaim_schedule()
 
 
 def rebuild_finished(*, request_pk: RequestId, old_id: int, entry: dict) -> None:
