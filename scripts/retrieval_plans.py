@@ -153,12 +153,18 @@ SELECT node_id, distance FROM mine ORDER BY distance, node_id LIMIT %(pool)s"""
 
 def _plans() -> dict[str, tuple[str, dict]]:
     """name -> (SQL, settings for the transaction)."""
+    relaxed = {"hnsw.iterative_scan": "relaxed_order"}
+    forced = {**relaxed, "enable_sort": "off"}  # what memory.retrieval's index plan sets
     return {
         "exact (materialized owner rows)": (EXACT_SQL, {}),
-        "hnsw, iterative scan off, ef 40": (VECTOR_SQL, {"hnsw.iterative_scan": "off", "hnsw.ef_search": "40"}),
-        "hnsw, relaxed_order, ef 40": (VECTOR_SQL, {"hnsw.iterative_scan": "relaxed_order", "hnsw.ef_search": "40"}),
-        "hnsw, relaxed_order, ef 100": (VECTOR_SQL, {"hnsw.iterative_scan": "relaxed_order", "hnsw.ef_search": "100"}),
-        "hnsw, strict_order, ef 40": (VECTOR_SQL, {"hnsw.iterative_scan": "strict_order", "hnsw.ef_search": "40"}),
+        "planner's choice, iterative off": (VECTOR_SQL, {"hnsw.iterative_scan": "off", "hnsw.ef_search": "40"}),
+        "planner's choice, relaxed, ef 100": (VECTOR_SQL, {**relaxed, "hnsw.ef_search": "100"}),
+        "hnsw forced, strict, ef 100": (VECTOR_SQL, {"hnsw.iterative_scan": "strict_order", "enable_sort": "off",
+                                                      "hnsw.ef_search": "100"}),
+        "hnsw forced, relaxed, ef 40": (VECTOR_SQL, {**forced, "hnsw.ef_search": "40"}),
+        "hnsw forced, relaxed, ef 100": (VECTOR_SQL, {**forced, "hnsw.ef_search": "100"}),
+        "hnsw forced, relaxed, ef 200": (VECTOR_SQL, {**forced, "hnsw.ef_search": "200"}),
+        "hnsw forced, relaxed, ef 400": (VECTOR_SQL, {**forced, "hnsw.ef_search": "400"}),
     }
 
 
@@ -179,7 +185,9 @@ def _p(values: list[float], q: float) -> float:
     return values[min(len(values) - 1, int(q * len(values)))]
 
 
-def measure(*, queries: int, small_users: int, plans: list[str] | None, seed: int) -> None:
+def measure(
+    *, queries: int, small_users: int, plans: list[str] | None, seed: int, only: list[str] | None = None
+) -> None:
     rng = random.Random(seed)
     users = {u.username: u for u in get_user_model().objects.filter(username__startswith=PREFIX)}
     groups = {
@@ -189,8 +197,9 @@ def measure(*, queries: int, small_users: int, plans: list[str] | None, seed: in
     for name in sorted(users):
         if name.startswith(PREFIX + "ladder-"):
             groups[name[len(PREFIX):]] = [users[name]]
+    groups = {k: v for k, v in groups.items() if not only or k in only}
     chosen = {k: v for k, v in _plans().items() if plans is None or any(p in k for p in plans)}
-    print(f"{'group':<14} {'plan':<34} {'p50 ms':>7} {'p95 ms':>7} {'recall@5':>8}")
+    print(f"{'group':<14} {'plan':<44} {'p50 ms':>7} {'p95 ms':>7} {'recall@5':>8}")
     for group, members in groups.items():
         cases = []
         for i in range(queries):
@@ -204,7 +213,7 @@ def measure(*, queries: int, small_users: int, plans: list[str] | None, seed: in
                 elapsed, ids = _timed(sql, params, gucs)
                 times.append(elapsed)
                 recall.append(len(set(ids[:5]) & set(exact)) / max(1, len(exact)))
-            print(f"{group:<14} {plan:<34} {statistics.median(times):7.2f} {_p(times, 0.95):7.2f}"
+            print(f"{group:<14} {plan:<44} {statistics.median(times):7.2f} {_p(times, 0.95):7.2f}"
                   f" {statistics.mean(recall):8.3f}")
         # The whole retrieval as the app runs it (vector and word ranking, fused), with a question's words,
         # under the configured per-user plan and with every user forced onto one plan; recall@5 of the
@@ -228,7 +237,7 @@ def measure(*, queries: int, small_users: int, plans: list[str] | None, seed: in
             reference = reference or contexts
             pairs = zip(contexts, reference, strict=True)
             recall = statistics.mean(len(c & r) / len(r) if r else 1.0 for c, r in pairs)
-            print(f"{group:<14} {'context_retrieve, ' + label:<34} {statistics.median(times):7.2f}"
+            print(f"{group:<14} {'context_retrieve, ' + label:<44} {statistics.median(times):7.2f}"
                   f" {_p(times, 0.95):7.2f} {recall:8.3f}")
 
 
@@ -242,6 +251,7 @@ def main() -> None:
     parser.add_argument("--small-users", type=int, default=100, help="small users sampled for the many-users case")
     parser.add_argument("--plans", nargs="*", help="only plans whose names contain these")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--groups", nargs="*", help="only these groups (heavy, 'many small', ladder-N)")
     parser.add_argument("--skip-load", action="store_true")
     args = parser.parse_args()
     if settings.DATABASES["default"]["NAME"] in ("dellm", "dellm_bench"):
@@ -249,7 +259,7 @@ def main() -> None:
     if not args.skip_load:
         ladder = [int(n) for n in args.ladder.split(",") if n]
         load(users=args.users, items=args.items, heavy=args.heavy, ladder=ladder)
-    measure(queries=args.queries, small_users=args.small_users, plans=args.plans, seed=args.seed)
+    measure(queries=args.queries, small_users=args.small_users, plans=args.plans, seed=args.seed, only=args.groups)
 
 
 if __name__ == "__main__":

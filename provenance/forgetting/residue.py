@@ -23,7 +23,7 @@ from django.db import connection
 from pgvector.django import CosineDistance
 
 from memory.models import Embedding, Node
-from memory.retrieval import nearest_within
+from memory.retrieval import OWNED_WORDS_MATCH, nearest_within
 
 from .hooks import residue_titles
 from .resolution import specific_words
@@ -46,26 +46,24 @@ MIN_LEXEME = 3
 
 _LEXEMES_SQL = "SELECT DISTINCT lexeme FROM unnest(to_tsvector('english', %(text)s))"
 
-# Each lexeme's document frequency over the user's items (the expression of the GIN index node_content_fts).
-_DF_SQL = """
+# Each lexeme's document frequency over the user's items (through the per-owner GIN index node_owner_fts).
+_DF_SQL = f"""
 SELECT lexeme, count(*) FROM (
   SELECT unnest(tsvector_to_array(to_tsvector('english'::regconfig, COALESCE(n.content, '')))) AS lexeme
   FROM memory_node n
-  WHERE n.owner_id = %(owner)s AND NOT (n.id = ANY(%(exclude)s::bigint[]))
-    AND to_tsvector('english'::regconfig, COALESCE(n.content, '')) @@ %(query)s::tsquery
+  WHERE n.owner_id = %(owner)s AND NOT (n.id = ANY(%(exclude)s::bigint[])) AND {OWNED_WORDS_MATCH}
 ) held WHERE lexeme = ANY(%(lexemes)s) GROUP BY lexeme
 """
 
 # The items holding any distinctive lexeme, with the lexemes each holds.
-_HITS_SQL = """
+_HITS_SQL = f"""
 SELECT n.id, ARRAY(
   SELECT unnest(tsvector_to_array(to_tsvector('english'::regconfig, COALESCE(n.content, ''))))
   INTERSECT SELECT unnest(%(lexemes)s::text[])
 )
 FROM memory_node n
 WHERE n.owner_id = %(owner)s AND NOT (n.id = ANY(%(exclude)s::bigint[]))
-  AND (%(only)s::bigint[] IS NULL OR n.id = ANY(%(only)s::bigint[]))
-  AND to_tsvector('english'::regconfig, COALESCE(n.content, '')) @@ %(query)s::tsquery
+  AND (%(only)s::bigint[] IS NULL OR n.id = ANY(%(only)s::bigint[])) AND {OWNED_WORDS_MATCH}
 ORDER BY n.id LIMIT %(limit)s
 """
 

@@ -26,7 +26,7 @@ from dellm_site.ai.text import is_question
 from dellm_site.errors import ApplicationError
 from dellm_site.types import RequestId
 from memory.models import Edge, Embedding, Node
-from memory.retrieval import nearest_within
+from memory.retrieval import OWNED_WORDS_MATCH, nearest_within
 
 from ..manifest import Manifest, Verification
 from ..models import DeletionRequest, DeletionStatus
@@ -58,11 +58,10 @@ SELECT t.i, w.word, tsvector_to_array(to_tsvector('english', w.word))
 FROM unnest(%(terms)s::text[]) WITH ORDINALITY t(term, i)
 CROSS JOIN LATERAL unnest(tsvector_to_array(to_tsvector('simple', t.term))) w(word)
 """
-# The user's surviving items matching a query on the full-text GIN index (node_content_fts's expression).
-_CANDIDATES_SQL = """
+# The user's surviving items matching a query, through the per-owner full-text GIN index (node_owner_fts).
+_CANDIDATES_SQL = f"""
 SELECT n.id FROM memory_node n
-WHERE n.owner_id = %(owner)s AND NOT (n.id = ANY(%(exclude)s::bigint[]))
-  AND to_tsvector('english'::regconfig, COALESCE(n.content, ''::text)) @@ %(query)s::tsquery
+WHERE n.owner_id = %(owner)s AND NOT (n.id = ANY(%(exclude)s::bigint[])) AND {OWNED_WORDS_MATCH}
 """
 
 
@@ -149,11 +148,13 @@ def rebuilds_finish(request: DeletionRequest, manifest: Manifest) -> None:
     request.working = {}
 
 
-def verify(request_pk: RequestId, *, full_scan: bool | None = None) -> dict:
+def verify(request_pk: RequestId, *, full_scan: bool | None = None, progress=None) -> dict:
     """Scan what survives a wiped request, complete its manifest and audit record; returns the manifest.
     ``full_scan`` scans every surviving item rather than what the indexes name (default:
     DELLM_FORGET_VERIFY_FULL_SCAN)."""
     full = settings.DELLM_FORGET_VERIFY_FULL_SCAN if full_scan is None else full_scan
+    if progress is not None:
+        progress("verifying")
     started = time.monotonic()
     with transaction.atomic():
         request = DeletionRequest.objects.select_for_update().get(pk=request_pk)
