@@ -66,6 +66,31 @@ class DeletionRequest(models.Model):
         self.save(update_fields=["status", "working", "plan"])
 
 
+class DeletionJob(models.Model):
+    """The progress of a large deletion confirmed as a background job (``forgetting.jobs``). Written on a
+    connection of its own, outside the deletion's transaction, so the panel can read it while the wipe (one
+    transaction, all or nothing) is under way; holds counts only. No foreign key: a row may be written before
+    the request's own row is visible to that connection."""
+
+    class Stage(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        LOCKING = "locking", "Locking"
+        WIPING = "wiping", "Wiping"
+        VERIFYING = "verifying", "Verifying"
+        COMPLETED = "completed", "Completed"
+        FAILED = "failed", "Failed"  # the request stays executing, resumable
+
+    request_id = models.UUIDField(primary_key=True)
+    stage = models.CharField(max_length=16, choices=Stage.choices, default=Stage.QUEUED)
+    done = models.PositiveIntegerField(default=0)
+    total = models.PositiveIntegerField(default=0)
+    error = models.CharField(max_length=200, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"job {self.request_id} ({self.stage} {self.done}/{self.total})"
+
+
 class AuditRecord(models.Model):
     """What an auditor may see of a deletion: that and when it happened, by whom (a keyed pseudonym, never
     a username or id), how much from which store, with keyed hashes instead of ids. Written before the

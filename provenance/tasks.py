@@ -8,6 +8,7 @@ from celery.signals import worker_ready
 from memory.rebuild import derived_rebuild
 
 from .forgetting.execution import rebuild_finished
+from .forgetting.jobs import job_run
 from .forgetting.maintenance import disk_reclaim_pending
 from .forgetting.services import forget_resume, previews_expire
 
@@ -30,6 +31,13 @@ def previews_expire_task() -> int:
 def _resume_on_worker_start(sender=None, **kwargs):
     # A worker (re)starting after a crash finishes what was interrupted before taking new work.
     forget_resume_task.delay()
+
+
+@shared_task
+def forget_job_task(request_id: str, full_scan: bool | None = None) -> None:
+    """Execute and verify a large confirmed deletion, writing its progress (``forgetting.jobs``). Not retried
+    here: a failed job leaves the request executing, resumed like any interrupted one."""
+    job_run(request_id, full_scan=full_scan)
 
 
 @shared_task(bind=True, **RETRY)

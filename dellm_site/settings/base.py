@@ -297,6 +297,11 @@ DELLM_FORGET_VERIFY_FULL_SCAN = env.bool("DELLM_FORGET_VERIFY_FULL_SCAN", defaul
 # (DELLM_DISK_RECLAIM_IN_PROCESS; off: only at start-up and by `manage.py forget_resume`).
 DELLM_DISK_RECLAIM_DELAY_S = env.int("DELLM_DISK_RECLAIM_DELAY_S", default=60)
 DELLM_DISK_RECLAIM_IN_PROCESS = env.bool("DELLM_DISK_RECLAIM_IN_PROCESS", default=True)
+# A confirmed deletion of at least this many items runs as a background job whose progress the Forget panel
+# shows (the confirmation answers 202 at once); a preview lists at most DELLM_FORGET_PREVIEW_PAGE items of each
+# kind, with counts by kind and conversation, and pages the rest (/api/forget/{id}/items/).
+DELLM_FORGET_JOB_MIN_ITEMS = env.int("DELLM_FORGET_JOB_MIN_ITEMS", default=2000)
+DELLM_FORGET_PREVIEW_PAGE = env.int("DELLM_FORGET_PREVIEW_PAGE", default=200)
 # Minutes a preview stays confirmable.
 DELLM_FORGET_PREVIEW_MINUTES = env.int("DELLM_FORGET_PREVIEW_MINUTES", default=15)
 # The web server finishes interrupted deletions in a background thread at start-up (`make run` turns it on).
