@@ -143,6 +143,14 @@ VECTOR_SQL = f"""
 SELECT e.node_id, e.vector <=> %(vector)s::vector FROM memory_embedding e JOIN memory_node n ON n.id = e.node_id
 WHERE e.owner_id = %(owner)s AND {_COMPETING}
 ORDER BY e.vector <=> %(vector)s::vector LIMIT %(pool)s"""
+# The index plan taking five times the pool from the index, ranked again by exact distance.
+WIDE_SQL = f"""
+SELECT node_id, distance FROM (
+    SELECT e.node_id, e.vector <=> %(vector)s::vector AS distance
+    FROM memory_embedding e JOIN memory_node n ON n.id = e.node_id
+    WHERE e.owner_id = %(owner)s AND {_COMPETING}
+    ORDER BY e.vector <=> %(vector)s::vector LIMIT %(pool)s * 5
+) wide ORDER BY distance LIMIT %(pool)s"""
 EXACT_SQL = f"""
 WITH mine AS MATERIALIZED (
     SELECT e.node_id, e.vector <=> %(vector)s::vector AS distance FROM memory_embedding e
@@ -165,6 +173,9 @@ def _plans() -> dict[str, tuple[str, dict]]:
         "hnsw forced, relaxed, ef 100": (VECTOR_SQL, {**forced, "hnsw.ef_search": "100"}),
         "hnsw forced, relaxed, ef 200": (VECTOR_SQL, {**forced, "hnsw.ef_search": "200"}),
         "hnsw forced, relaxed, ef 400": (VECTOR_SQL, {**forced, "hnsw.ef_search": "400"}),
+        "hnsw forced, relaxed, ef 800": (VECTOR_SQL, {**forced, "hnsw.ef_search": "800"}),
+        "hnsw forced, relaxed, ef 100, 5 x pool": (WIDE_SQL, {**forced, "hnsw.ef_search": "100"}),
+        "hnsw forced, relaxed, ef 200, 5 x pool (the app's)": (WIDE_SQL, {**forced, "hnsw.ef_search": "200"}),
     }
 
 
@@ -186,7 +197,13 @@ def _p(values: list[float], q: float) -> float:
 
 
 def measure(
-    *, queries: int, small_users: int, plans: list[str] | None, seed: int, only: list[str] | None = None
+    *,
+    queries: int,
+    small_users: int,
+    plans: list[str] | None,
+    seed: int,
+    only: list[str] | None = None,
+    context: bool = True,
 ) -> None:
     rng = random.Random(seed)
     users = {u.username: u for u in get_user_model().objects.filter(username__startswith=PREFIX)}
@@ -215,6 +232,8 @@ def measure(
                 recall.append(len(set(ids[:5]) & set(exact)) / max(1, len(exact)))
             print(f"{group:<14} {plan:<44} {statistics.median(times):7.2f} {_p(times, 0.95):7.2f}"
                   f" {statistics.mean(recall):8.3f}")
+        if not context:
+            continue
         # The whole retrieval as the app runs it (vector and word ranking, fused), with a question's words,
         # under the configured per-user plan and with every user forced onto one plan; recall@5 of the
         # context against the all-exact one.
@@ -252,6 +271,7 @@ def main() -> None:
     parser.add_argument("--plans", nargs="*", help="only plans whose names contain these")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--groups", nargs="*", help="only these groups (heavy, 'many small', ladder-N)")
+    parser.add_argument("--no-context", action="store_true", help="the vector ranking's plans only")
     parser.add_argument("--skip-load", action="store_true")
     args = parser.parse_args()
     if settings.DATABASES["default"]["NAME"] in ("dellm", "dellm_bench"):
@@ -259,7 +279,8 @@ def main() -> None:
     if not args.skip_load:
         ladder = [int(n) for n in args.ladder.split(",") if n]
         load(users=args.users, items=args.items, heavy=args.heavy, ladder=ladder)
-    measure(queries=args.queries, small_users=args.small_users, plans=args.plans, seed=args.seed, only=args.groups)
+    measure(queries=args.queries, small_users=args.small_users, plans=args.plans, seed=args.seed, only=args.groups,
+            context=not args.no_context)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """Large deletions as background jobs (progress polled over REST, relayed over the websocket) and large previews
 summarised and paged."""
 
+import threading
 import time
 
 import pytest
@@ -22,9 +23,14 @@ FACTS = ["I live in Lisbon.", "I have a tortoise called Sheldon.", "I work as a 
 
 @pytest.fixture
 def small_limits(settings):
-    """A job from three items on, pages of two: large deletions in a few messages."""
+    """A job from three items on, pages of two: large deletions in a few messages. Afterwards, waits for the
+    jobs' threads to end, so none still holds a connection when the test's database is flushed."""
     settings.DELLM_FORGET_JOB_MIN_ITEMS = 3
     settings.DELLM_FORGET_PREVIEW_PAGE = 2
+    yield
+    for thread in threading.enumerate():
+        if thread.name.startswith("forget-job-"):
+            thread.join(timeout=60)
 
 
 def _conversation(user):

@@ -256,8 +256,8 @@ DELLM_CONTEXT_STATEMENT_MIN_SIMILARITY = env.float("DELLM_CONTEXT_STATEMENT_MIN_
 # The vector ranking's plan per user (memory.retrieval.vector_plan): a history of at most this many vectors is
 # scanned exactly through the owner index, a larger one walks the shared HNSW index (iterative scan, this
 # ef_search). Measured with scripts/retrieval_plans.py; README, "Retrieval at scale".
-DELLM_RETRIEVAL_EXACT_MAX_ITEMS = env.int("DELLM_RETRIEVAL_EXACT_MAX_ITEMS", default=5000)
-DELLM_RETRIEVAL_EF_SEARCH = env.int("DELLM_RETRIEVAL_EF_SEARCH", default=100)
+DELLM_RETRIEVAL_EXACT_MAX_ITEMS = env.int("DELLM_RETRIEVAL_EXACT_MAX_ITEMS", default=3000)
+DELLM_RETRIEVAL_EF_SEARCH = env.int("DELLM_RETRIEVAL_EF_SEARCH", default=200)
 # Longest accepted chat message, in characters; longer ones are refused with a 400 / error frame.
 DELLM_MAX_MESSAGE_CHARS = env.int("DELLM_MAX_MESSAGE_CHARS", default=8000)
 # Largest request body, in bytes; API and /v1 requests over it get a JSON 413 (Django's default: 2.5 MiB).
