@@ -21,7 +21,7 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 
 from dellm_site.errors import ApplicationError
 from dellm_site.validation import MAX_ID, id_value
-from provenance.forgetting.services import forget_confirm
+from provenance.forgetting.services import forget_confirm, forget_job_status
 from provenance.selectors import manifest_data
 
 from . import selectors, turns
@@ -33,6 +33,8 @@ logger = logging.getLogger(__name__)
 # Strong references to the tasks relaying a turn's frames to its socket.
 _relays: set[asyncio.Future] = set()
 
+# How often a socket looks at a running deletion job's progress.
+FORGET_PROGRESS_POLL_S = 0.5
 CLOSE_UNAUTHENTICATED = 4401
 CLOSE_NOT_FOUND = 4404
 
@@ -186,5 +188,29 @@ class ChatConsumer(AsyncWebsocketConsumer):
         except ApplicationError as exc:
             await self.send_error(exc.code, exc.detail)
             return
+        if "progress" in manifest:  # a large deletion runs as a job: its progress, then forget_done
+            relay = asyncio.ensure_future(self.relay_forget_job(manifest["request_id"]))
+            _relays.add(relay)
+            relay.add_done_callback(_relays.discard)
+            return
         data = await database_sync_to_async(manifest_data)(user=self.user, manifest=manifest)
         await self.send_json({"type": "forget_done", "manifest": data})
+
+    async def relay_forget_job(self, request_id: str) -> None:
+        """``{"type": "forget_progress", "request_id", "progress"}`` while a deletion job runs (each change),
+        then ``forget_done`` (or an error frame if the job failed: the deletion stays resumable)."""
+        sent = None
+        while not self.gone:
+            status = await database_sync_to_async(forget_job_status)(request_pk=request_id)
+            if status.get("status") == "completed":
+                data = await database_sync_to_async(manifest_data)(user=self.user, manifest=status)
+                await self.send_json({"type": "forget_done", "manifest": data})
+                return
+            progress = status.get("progress")
+            if progress != sent:
+                await self.send_json({"type": "forget_progress", "request_id": request_id, "progress": progress})
+                sent = progress
+            if progress and progress["stage"] == "failed":
+                await self.send_error("job_failed", "The deletion stopped; confirm it again to finish it.")
+                return
+            await asyncio.sleep(FORGET_PROGRESS_POLL_S)

@@ -41,6 +41,7 @@ api_patterns = [
     path("forget/preview/", forget_api.ForgetPreviewApi.as_view(), name="forget-preview"),
     path("forget/<str:request_id>/", forget_api.ForgetDetailApi.as_view(), name="forget-detail"),
     path("forget/<str:request_id>/confirm/", forget_api.ForgetConfirmApi.as_view(), name="forget-confirm"),
+    path("forget/<str:request_id>/items/", forget_api.ForgetItemsApi.as_view(), name="forget-items"),
     path("forget/<str:request_id>/graph/", forget_api.ForgetGraphApi.as_view(), name="forget-graph"),
     path("forget/<str:request_id>/cancel/", forget_api.ForgetCancelApi.as_view(), name="forget-cancel"),
     path("account/export/", accounts_api.AccountExportApi.as_view(), name="account-export"),

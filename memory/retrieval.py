@@ -23,6 +23,12 @@ Within them, the k slots go to the items most likely to hold what the message ne
 
 Every item given to the LLM gets its edge, so the smaller and more specific the context, the fewer
 replies a later deletion takes with it that never used the forgotten item.
+
+How the query runs does not change what it returns (beyond the HNSW index's approximation): with many users
+the owner filter decides the cost, so the vector ranking takes a plan per user by the size of their history
+(``vector_plan``: every vector compared for a small one, the HNSW index with an iterative scan for a large one),
+and the word ranking finds the user's items through a per-owner full-text index (``node_owner_fts``).
+``scripts/retrieval_plans.py`` measures the plans; README, "Retrieval at scale", has the numbers.
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 from django.conf import settings
+from django.db import connection, transaction
 
 from dellm_site.ai.embedding import get_embedder
 
@@ -45,53 +52,93 @@ if TYPE_CHECKING:
 RRF_K = 60
 # Candidates taken from each ranking before fusion and the near-duplicate step, per context slot.
 POOL_PER_SLOT = 4
-# A word held by more of the user's items than this share (or this many, in a small store) is too common
-# to rank by: the word ranking uses only the rarer ones.
+# A word held by more of the user's items than this share (or this many, in a small store; or more than
+# RARE_MAX, in a large one) is too common to rank by: the word ranking uses only the rarer ones. The cap
+# bounds what counting a word's holders costs at 100,000 items (scripts/retrieval_plans.py).
 RARE_SHARE = 0.1
 RARE_FLOOR = 3
+RARE_MAX = 100
+# The store's size in BM25's idf is counted up to this many items (counting all of a large store's items costs
+# more than the rest of the query; past it, a word's weight depends on how many items hold it, not on the size).
+CORPUS_MAX = 10000
+# The index plan takes this many times the pool from the HNSW index before ranking by exact distance: recall@5
+# against an exact scan rose from 0.90 to 0.955 for a user with 1% of the vectors (scripts/retrieval_plans.py).
+INDEX_WIDEN = 5
 # Two items whose sets of words (stemmed, without stop words) overlap this much say the same thing.
 NEAR_DUPLICATE_OVERLAP = 0.6
 
 # One query: both rankings over the user's informative, retrievable items, fused; the threshold applies to
-# every item. The vector ranking walks the HNSW index. The word ranking is BM25 (k1 = 1.2, b = 0.75) over
-# the query's rare words: those held by at most RARE_SHARE of the user's items (and by at least one); a
-# word most items hold adds almost nothing to BM25 and would cost a scan of them. Items are matched
-# through the full-text GIN index (node_content_fts: the expression below is the indexed one); lengths
-# are compared with the matched items' mean.
+# every item. The vector ranking follows the user's plan (below). The word ranking is BM25 (k1 = 1.2,
+# b = 0.75) over the query's rare words: those held by at most RARE_SHARE of the user's items (and by at
+# least one); a word most items hold adds almost nothing to BM25 and would cost a scan of them. The user's
+# items holding a word are found through the per-owner full-text GIN index (node_owner_fts: the expression
+# _OWNED is the indexed one; the query ANDs the owner's token with the word, so the index itself keeps to the
+# user's items); lengths are compared with the matched items' mean.
 _DOCUMENT = "to_tsvector('english'::regconfig, COALESCE(n.content, ''::text))"
+_OWNED = f"(array_to_tsvector(ARRAY['owner:' || n.owner_id::text]) || {_DOCUMENT})"
+_OWNER_TOKEN = "quote_literal('owner:' || %(owner)s::text)::tsquery"
+# For other scans of one user's items by their words (verification, residue): ``n`` holds the words of
+# ``%(query)s`` (a tsquery) and belongs to ``%(owner)s``, through node_owner_fts.
+OWNED_WORDS_MATCH = f"{_OWNED} @@ ({_OWNER_TOKEN} && %(query)s::tsquery)"
 _COMPETING = """n.owner_id = %(owner)s AND n.retrievable AND n.informative AND n.kind = ANY(%(kinds)s::text[])
       AND NOT (n.id = ANY(%(exclude)s::bigint[]))"""
-_CONTEXT_SQL = f"""
-WITH nearest AS (
+# The same, where the owner's token in the full-text query already keeps to the user's items (so the planner
+# does not intersect the word's entries with all of the user's rows from the owner index).
+_COMPETING_OWNED = """n.retrievable AND n.informative AND n.kind = ANY(%(kinds)s::text[])
+      AND NOT (n.id = ANY(%(exclude)s::bigint[]))"""
+# The vector ranking, by the user's plan (``vector_plan``): ``exact`` computes the distance of every one of the
+# user's competing items (found through the owner index; the MATERIALIZED CTE keeps the planner off the shared
+# HNSW index, which would walk other users' vectors to find this user's), ``index`` walks the HNSW index with
+# an iterative scan (filtering by owner as it goes; relaxed order), takes INDEX_WIDEN times the pool from it and
+# ranks them again by exact distance (the index's approximate order loses some of the nearest otherwise).
+_NEAREST_SQL = {
+    "exact": f"""
+mine AS MATERIALIZED (
+    SELECT e.node_id AS id, e.vector <=> %(vector)s::vector AS distance
+    FROM memory_embedding e JOIN memory_node n ON n.id = e.node_id
+    WHERE e.owner_id = %(owner)s AND {_COMPETING}
+),
+nearest AS (SELECT id, distance FROM mine ORDER BY distance, id LIMIT %(pool)s),""",
+    "index": f"""
+wide AS MATERIALIZED (
     SELECT e.node_id AS id, e.vector <=> %(vector)s::vector AS distance
     FROM memory_embedding e JOIN memory_node n ON n.id = e.node_id
     WHERE e.owner_id = %(owner)s AND {_COMPETING}
     ORDER BY e.vector <=> %(vector)s::vector
-    LIMIT %(pool)s
+    LIMIT %(pool)s * %(widen)s
 ),
+nearest AS (SELECT id, distance FROM wide ORDER BY distance, id LIMIT %(pool)s),""",
+}
+_CONTEXT_SQL = """
+WITH {nearest}
 by_vector AS (
     SELECT id, row_number() OVER (ORDER BY distance, id) AS rank FROM nearest WHERE distance <= %(max_distance)s
 ),
 corpus AS (
-    SELECT count(*) AS items FROM memory_node n WHERE n.owner_id = %(owner)s
+    SELECT count(*) AS items FROM (SELECT FROM memory_node n WHERE n.owner_id = %(owner)s LIMIT %(corpus_max)s) mine
+),
+rare_limit AS (
+    SELECT least(greatest(%(rare_floor)s, items * %(rare_share)s), %(rare_max)s) AS most FROM corpus
 ),
 frequency AS MATERIALIZED (
     SELECT lexeme, (
         SELECT count(*) FROM (
-            SELECT FROM memory_node n WHERE {_DOCUMENT} @@ quote_literal(lexeme)::tsquery AND {_COMPETING}
-            LIMIT (SELECT greatest(%(rare_floor)s, items * %(rare_share)s) + 1 FROM corpus)
+            SELECT FROM memory_node n
+            WHERE {owned} @@ ({owner_token} && quote_literal(lexeme)::tsquery) AND {competing_owned}
+            LIMIT (SELECT most + 1 FROM rare_limit)
         ) holding
     ) AS df
     FROM unnest(tsvector_to_array(to_tsvector('english', %(text)s))) AS lexeme
 ),
 rare AS (
     SELECT f.lexeme, ln(1 + (c.items - f.df + 0.5) / (f.df + 0.5)) AS idf
-    FROM frequency f, corpus c
-    WHERE f.df BETWEEN 1 AND greatest(%(rare_floor)s, c.items * %(rare_share)s)
+    FROM frequency f, corpus c, rare_limit l
+    WHERE f.df BETWEEN 1 AND l.most
 ),
 matched AS MATERIALIZED (
-    SELECT n.id, length(n.content) AS size, {_DOCUMENT} AS doc FROM memory_node n
-    WHERE {_DOCUMENT} @@ (SELECT string_agg(quote_literal(lexeme), ' | ')::tsquery FROM rare) AND {_COMPETING}
+    SELECT n.id, length(n.content) AS size, {document} AS doc FROM memory_node n
+    WHERE {owned} @@ ({owner_token} && (SELECT string_agg(quote_literal(lexeme), ' | ')::tsquery FROM rare))
+      AND {competing_owned}
 ),
 by_words AS (
     SELECT m.id, row_number() OVER (
@@ -107,7 +154,7 @@ fused AS (
     FROM (SELECT id, rank FROM by_vector UNION ALL SELECT id, rank FROM by_words) ranks GROUP BY id
 )
 SELECT n.*, 1 - (e.vector <=> %(vector)s::vector) AS similarity, f.fused,
-       tsvector_to_array({_DOCUMENT}) AS words,
+       tsvector_to_array({document}) AS words,
        ARRAY(SELECT src_id FROM provenance_edge WHERE dst_id = n.id) AS sources,
        coalesce(fact.rectified, false) AS rectified
 FROM fused f JOIN memory_node n ON n.id = f.id JOIN memory_embedding e ON e.node_id = f.id
@@ -115,6 +162,56 @@ FROM fused f JOIN memory_node n ON n.id = f.id JOIN memory_embedding e ON e.node
 WHERE e.vector <=> %(vector)s::vector <= %(max_distance)s
 ORDER BY f.fused DESC, similarity DESC, n.id
 """
+
+# How many of the user's vectors there are, counted no further than the exact plan's limit (an index-only
+# scan of at most that many entries of the owner index).
+_ITEMS_UP_TO_SQL = "SELECT count(*) FROM (SELECT FROM memory_embedding WHERE owner_id = %s LIMIT %s) mine"
+# Settings for the query's transaction: no parallel workers (starting them costs more than these queries take);
+# for the index plan, pgvector's iterative scan (>= 0.8: keep scanning until enough of the user's rows passed
+# the filter; relaxed order, ranked again by exact distance), a wider candidate list for recall, and no sort
+# where the index can give the order (else the planner sorts a mid-sized history's rows read through the owner
+# index, which is what this plan is chosen to avoid; the query's other sorts have no alternative and stay).
+_QUERY_SETTINGS_SQL = "SELECT set_config('max_parallel_workers_per_gather', '0', true)"
+_INDEX_SCAN_SQL = (
+    "SELECT set_config('max_parallel_workers_per_gather', '0', true), "
+    "set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', %s, true), "
+    "set_config('enable_sort', 'off', true)"
+)
+
+
+def vector_plan(*, owner_id: int) -> str:
+    """How to rank the user's vectors: ``exact`` (every one of their rows, through the owner index) for a
+    history of at most DELLM_RETRIEVAL_EXACT_MAX_ITEMS vectors, else ``index`` (the shared HNSW index with an
+    iterative scan). An exact scan costs a page per item; the index walk costs about pool x (all vectors /
+    the user's) rows, so small histories are scanned and large ones walked (scripts/retrieval_plans.py)."""
+    limit = settings.DELLM_RETRIEVAL_EXACT_MAX_ITEMS
+    with connection.cursor() as cursor:
+        cursor.execute(_ITEMS_UP_TO_SQL, [owner_id, limit + 1])
+        return "exact" if cursor.fetchone()[0] <= limit else "index"
+
+
+def index_scan_settings(cursor) -> None:
+    """Configure the HNSW scan for the current transaction (see ``vector_plan``)."""
+    cursor.execute(_INDEX_SCAN_SQL, [str(settings.DELLM_RETRIEVAL_EF_SEARCH)])
+
+
+def query_settings(cursor, plan: str) -> None:
+    """Configure the current transaction for a retrieval query under ``plan``."""
+    if plan == "index":
+        index_scan_settings(cursor)
+    else:
+        cursor.execute(_QUERY_SETTINGS_SQL)
+
+
+def _context_sql(plan: str) -> str:
+    return _CONTEXT_SQL.format(
+        nearest=_NEAREST_SQL[plan],
+        document=_DOCUMENT,
+        competing=_COMPETING,
+        competing_owned=_COMPETING_OWNED,
+        owned=_OWNED,
+        owner_token=_OWNER_TOKEN,
+    )
 
 
 @dataclass(frozen=True)
@@ -174,8 +271,15 @@ def context_retrieve(
         "rrf_k": RRF_K,
         "rare_share": RARE_SHARE,
         "rare_floor": RARE_FLOOR,
+        "rare_max": RARE_MAX,
+        "corpus_max": CORPUS_MAX,
+        "widen": INDEX_WIDEN,
     }
-    candidates = list(Node.objects.raw(_CONTEXT_SQL, params))
+    plan = vector_plan(owner_id=user.pk)
+    with transaction.atomic():
+        with connection.cursor() as cursor:
+            query_settings(cursor, plan)
+        candidates = list(Node.objects.raw(_context_sql(plan), params))
     present = {candidate.pk for candidate in candidates}
     chosen: list[Node] = []
     for candidate in candidates:
@@ -191,3 +295,56 @@ def context_retrieve(
 def context_for(*, user: User, text: str, exclude_ids: set[int] | frozenset[int] = frozenset()) -> list[ScoredNode]:
     """context(m) minus the user message itself: the user's stored items that best serve ``text``."""
     return context_retrieve(user=user, query_vector=get_embedder().embed_one(text), text=text, exclude_ids=exclude_ids)
+
+
+# Items of the user's within a distance of any of several vectors, by the user's plan: every row of a small
+# history against every vector at once, or, for a large one, the nearest rows of each vector through the
+# HNSW index (iterative scan), taken ever further until the farthest one taken is beyond the distance.
+_WITHIN_EXACT_SQL = """
+SELECT e.node_id, min(e.vector <=> q.v::vector) FROM memory_embedding e CROSS JOIN unnest(%(vectors)s::text[]) q(v)
+WHERE e.owner_id = %(owner)s AND NOT (e.node_id = ANY(%(exclude)s::bigint[]))
+GROUP BY e.node_id HAVING min(e.vector <=> q.v::vector) <= %(distance)s
+"""
+_WITHIN_INDEX_SQL = """
+SELECT node_id, distance FROM (
+    SELECT e.node_id, e.vector <=> %(vector)s::vector AS distance FROM memory_embedding e
+    WHERE e.owner_id = %(owner)s AND NOT (e.node_id = ANY(%(exclude)s::bigint[]))
+    ORDER BY e.vector <=> %(vector)s::vector LIMIT %(limit)s
+) nearest ORDER BY distance
+"""
+WITHIN_FIRST = 50
+WITHIN_MAX = 3200
+
+
+def _vector_literal(vector) -> str:
+    return "[" + ",".join(f"{float(x):.7g}" for x in vector) + "]"
+
+
+def nearest_within(
+    *, owner_id: int, vectors: list, max_distance: float, exclude: set[int] | frozenset[int] = frozenset()
+) -> dict[int, float]:
+    """The user's items (their vectors) within cosine ``max_distance`` of any of ``vectors``, each with its
+    smallest distance: what a scan of every one of the user's vectors finds, through the plan that
+    ``vector_plan`` chooses (for a large history, at most WITHIN_MAX items per vector, the nearest)."""
+    if not vectors:
+        return {}
+    found: dict[int, float] = {}
+    literals = [_vector_literal(v) for v in vectors]
+    params = {"owner": owner_id, "exclude": sorted(exclude), "distance": max_distance}
+    with transaction.atomic(), connection.cursor() as cursor:
+        if vector_plan(owner_id=owner_id) == "exact":
+            cursor.execute(_WITHIN_EXACT_SQL, {**params, "vectors": literals})
+            return {pk: float(distance) for pk, distance in cursor.fetchall()}
+        index_scan_settings(cursor)
+        for literal in literals:
+            limit = WITHIN_FIRST
+            while True:
+                cursor.execute(_WITHIN_INDEX_SQL, {**params, "vector": literal, "limit": limit})
+                rows = cursor.fetchall()
+                for pk, distance in rows:
+                    if distance <= max_distance and distance < found.get(pk, 2.0):
+                        found[pk] = float(distance)
+                if len(rows) < limit or rows[-1][1] > max_distance or limit >= WITHIN_MAX:
+                    break
+                limit *= 2
+    return found

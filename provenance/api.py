@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.response import Response
@@ -16,7 +16,10 @@ from .models import DeletionStatus
 from .serializers import (
     ConfirmSerializer,
     ForgetPreviewRequestSerializer,
+    JobStatusSerializer,
     ManifestSerializer,
+    PreviewItemsQuerySerializer,
+    PreviewItemsSerializer,
     PreviewSerializer,
     RequestSummarySerializer,
 )
@@ -32,11 +35,19 @@ class ForgetPreviewApi(APIView):
 
 
 class ForgetConfirmApi(APIView):
-    @extend_schema(request=ConfirmSerializer, responses=ManifestSerializer)
+    @extend_schema(
+        request=ConfirmSerializer,
+        responses={200: ManifestSerializer, 202: JobStatusSerializer},
+        description="Deletes. A deletion of DELLM_FORGET_JOB_MIN_ITEMS items or more runs in the background: "
+        "202 with its progress; GET /api/forget/{id}/ shows the progress, then the manifest.",
+    )
     def post(self, request, request_id):
         data = ConfirmSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         manifest = services.forget_confirm(user=request.user, request_id=request_id, **data.validated_data)
+        if manifest.get("status") != DeletionStatus.COMPLETED:
+            # A large deletion runs as a job: its progress now, the manifest from GET /api/forget/{id}/ later.
+            return Response(manifest, status=status.HTTP_202_ACCEPTED)
         return Response(selectors.manifest_data(user=request.user, manifest=manifest))
 
 
@@ -53,6 +64,24 @@ class ForgetDetailApi(APIView):
         if deletion.status == DeletionStatus.COMPLETED:
             return Response(selectors.manifest_data(user=request.user, manifest=deletion.manifest))
         return Response(selectors.preview_data(request=deletion))
+
+
+class ForgetItemsApi(APIView):
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("list", str, enum=list(selectors.PREVIEW_LISTS), description="Which list of the preview."),
+            OpenApiParameter("offset", int),
+            OpenApiParameter("limit", int, description="At most DELLM_FORGET_PREVIEW_PAGE (200)."),
+        ],
+        responses=PreviewItemsSerializer,
+        description="One page of a preview's matched, tainted or related items (a large preview lists the first).",
+    )
+    def get(self, request, request_id):
+        deletion = selectors.deletion_request_get(user=request.user, request_id=request_id)
+        query = PreviewItemsQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        which = request.query_params.get("list", "matched")
+        return Response(selectors.preview_items(request=deletion, which=which, **query.validated_data))
 
 
 class SvgRenderer(BaseRenderer):

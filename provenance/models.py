@@ -35,6 +35,8 @@ class DeletionRequest(models.Model):
     expires_at = models.DateTimeField()
     confirmed_at = models.DateTimeField(null=True, blank=True)
     completed_at = models.DateTimeField(null=True, blank=True)
+    # When the maintenance after the wipe (VACUUM, CHECKPOINT) ran; null while it is due (forgetting.maintenance).
+    disk_reclaimed_at = models.DateTimeField(null=True, blank=True)
     plan = models.JSONField(default=dict)  # matched / tainted / derived: ids, reasons, paths; no content
     kept = models.JSONField(default=list)
     target_ids = models.JSONField(default=list)  # the confirmed set, fixed when execution starts
@@ -62,6 +64,31 @@ class DeletionRequest(models.Model):
         self.working = {}
         self.plan_drop_words()
         self.save(update_fields=["status", "working", "plan"])
+
+
+class DeletionJob(models.Model):
+    """The progress of a large deletion confirmed as a background job (``forgetting.jobs``). Written on a
+    connection of its own, outside the deletion's transaction, so the panel can read it while the wipe (one
+    transaction, all or nothing) is under way; holds counts only. No foreign key: a row may be written before
+    the request's own row is visible to that connection."""
+
+    class Stage(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        LOCKING = "locking", "Locking"
+        WIPING = "wiping", "Wiping"
+        VERIFYING = "verifying", "Verifying"
+        COMPLETED = "completed", "Completed"
+        FAILED = "failed", "Failed"  # the request stays executing, resumable
+
+    request_id = models.UUIDField(primary_key=True)
+    stage = models.CharField(max_length=16, choices=Stage.choices, default=Stage.QUEUED)
+    done = models.PositiveIntegerField(default=0)
+    total = models.PositiveIntegerField(default=0)
+    error = models.CharField(max_length=200, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"job {self.request_id} ({self.stage} {self.done}/{self.total})"
 
 
 class AuditRecord(models.Model):

@@ -14,10 +14,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from django.conf import settings
 from django.db import connection
-from django.db.models import QuerySet
+from django.db.models import Count, QuerySet
 
-from dellm_site.errors import NotFound
+from dellm_site.errors import ApplicationError, NotFound
 from dellm_site.types import RequestId
 from memory.models import Node
 from memory.selectors import node_summaries
@@ -115,19 +116,52 @@ def deletion_request_get(*, user: User, request_id: RequestId, lock: bool = Fals
     return found
 
 
-def preview_data(*, request: DeletionRequest) -> dict:
-    """The preview as the API and the Forget panel show it: ids, reasons, paths, and for items
-    that still exist, their kind, role, conversation and an excerpt."""
+PREVIEW_LISTS = ("matched", "tainted", "related")
+# An item deleted since the preview was made is listed without a description.
+_GONE = {"kind": None, "role": None, "conversation": None, "excerpt": None}
+
+
+def _described(*, request: DeletionRequest, entries: list[dict], stored_only: bool = False) -> list[dict]:
+    items = node_summaries(user=request.owner, node_ids={e["id"] for e in entries}) if request.owner else {}
+    return [{**e, **items.get(str(e["id"]), _GONE)} for e in entries if not stored_only or str(e["id"]) in items]
+
+
+def preview_summary(*, request: DeletionRequest) -> dict:
+    """Counts of a preview: items per list, and the matched and tainted items still stored by kind and by
+    conversation (the largest first), in one query whatever the preview's size."""
     plan = request.plan
-    # An item deleted since the preview was made is listed without a description.
-    GONE = {"kind": None, "role": None, "conversation": None, "excerpt": None}
-    ids = {e["id"] for key in ("matched", "tainted", "related") for e in plan.get(key, [])}
-    items = node_summaries(user=request.owner, node_ids=ids) if request.owner else {}
-
-    def with_item(entry):
-        return {**entry, **items.get(str(entry["id"]), GONE)}
-
+    ids = sorted({e["id"] for key in ("matched", "tainted") for e in plan.get(key, [])})
+    by_kind: dict[str, int] = defaultdict(int)
+    by_conversation: dict[int | None, int] = defaultdict(int)
+    if request.owner is not None and ids:
+        rows = (
+            Node.objects.for_user(request.owner).filter(pk__in=ids)
+            .values_list("kind", "message__conversation_id").annotate(items=Count("pk")).order_by()
+        )
+        for kind, conversation, items in rows:
+            by_kind[kind] += items
+            by_conversation[conversation] += items
+    conversations = sorted(by_conversation.items(), key=lambda c: (-c[1], c[0] is None, c[0] or 0))
     return {
+        **{key: len(plan.get(key, [])) for key in PREVIEW_LISTS},
+        "derived": len(plan.get("derived", [])),
+        "by_kind": dict(sorted(by_kind.items())),
+        "by_conversation": [{"conversation": c, "items": n} for c, n in conversations],
+        "page_size": settings.DELLM_FORGET_PREVIEW_PAGE,
+    }
+
+
+def preview_data(*, request: DeletionRequest) -> dict:
+    """The preview as the API and the Forget panel show it: ids, reasons, paths, and for items that still
+    exist, their kind, role, conversation and an excerpt. A large one lists the first
+    DELLM_FORGET_PREVIEW_PAGE items of each list, with ``summary`` counting them all and ``next`` naming where
+    each list goes on (``preview_items``); a running deletion job adds its ``progress``."""
+    from .forgetting.jobs import job_progress  # the job's progress is written by the forgetting package
+
+    plan = request.plan
+    page = settings.DELLM_FORGET_PREVIEW_PAGE
+    lists = {key: plan.get(key, []) for key in PREVIEW_LISTS}
+    data = {
         "request_id": str(request.pk),
         "status": request.status,
         "mode": request.mode,
@@ -135,11 +169,41 @@ def preview_data(*, request: DeletionRequest) -> dict:
         "depth": request.depth,
         "threshold": request.threshold,
         "expires_at": request.expires_at.isoformat(),
-        "matched": [with_item(e) for e in plan.get("matched", [])],
-        "tainted": [with_item(e) for e in plan.get("tainted", [])],
+        "matched": _described(request=request, entries=lists["matched"][:page]),
+        "tainted": _described(request=request, entries=lists["tainted"][:page]),
         "derived": [{"id": e["id"], "kind": e["kind"], "action": e["action"]} for e in plan.get("derived", [])],
         # Offered, unchecked: items that may hold the same information (only those still stored).
-        "related": [with_item(e) for e in plan.get("related", []) if str(e["id"]) in items],
+        "related": _described(request=request, entries=lists["related"][:page], stored_only=True),
+        "summary": preview_summary(request=request),
+        "next": {
+            key: f"/api/forget/{request.pk}/items/?list={key}&offset={page}&limit={page}"
+            for key, entries in lists.items()
+            if len(entries) > page
+        },
+    }
+    if request.status in (DeletionStatus.EXECUTING, DeletionStatus.VERIFYING):
+        data["progress"] = job_progress(request.pk)
+    return data
+
+
+def preview_items(*, request: DeletionRequest, which: str, offset: int, limit: int) -> dict:
+    """One page of a preview's list (``matched``, ``tainted`` or ``related``), described as in the preview:
+    ``{count, next, previous, results}``."""
+    if which not in PREVIEW_LISTS:
+        raise ApplicationError(f"list must be one of {', '.join(PREVIEW_LISTS)}.", code="invalid")
+    entries = request.plan.get(which, [])
+    offset, limit = max(0, offset), max(1, min(limit, settings.DELLM_FORGET_PREVIEW_PAGE))
+
+    def page_url(at: int) -> str:
+        return f"/api/forget/{request.pk}/items/?list={which}&offset={at}&limit={limit}"
+
+    return {
+        "count": len(entries),
+        "next": page_url(offset + limit) if offset + limit < len(entries) else None,
+        "previous": page_url(max(0, offset - limit)) if offset > 0 else None,
+        "results": _described(
+            request=request, entries=entries[offset : offset + limit], stored_only=which == "related"
+        ),
     }
 
 

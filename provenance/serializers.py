@@ -57,6 +57,49 @@ class RelatedSerializer(serializers.Serializer):
     excerpt = serializers.CharField(allow_null=True)
 
 
+class ConversationCountSerializer(serializers.Serializer):
+    conversation = serializers.IntegerField(allow_null=True)
+    items = serializers.IntegerField()
+
+
+class PreviewSummarySerializer(serializers.Serializer):
+    matched = serializers.IntegerField()
+    tainted = serializers.IntegerField()
+    related = serializers.IntegerField()
+    derived = serializers.IntegerField()
+    by_kind = serializers.DictField(child=serializers.IntegerField(), help_text="Matched and tainted items by kind.")
+    by_conversation = ConversationCountSerializer(many=True, help_text="The same by conversation, largest first.")
+    page_size = serializers.IntegerField(help_text="Each list of the preview shows at most this many items.")
+
+
+class ProgressSerializer(serializers.Serializer):
+    stage = serializers.ChoiceField(choices=["queued", "locking", "wiping", "verifying", "completed", "failed"])
+    done = serializers.IntegerField(help_text="Items wiped so far.")
+    total = serializers.IntegerField()
+    fraction = serializers.FloatField(allow_null=True, help_text="How far the whole job is, from 0 to 1.")
+    error = serializers.CharField(required=False)
+
+
+class JobStatusSerializer(serializers.Serializer):
+    request_id = serializers.UUIDField()
+    status = serializers.CharField()
+    progress = ProgressSerializer(allow_null=True)
+
+
+class PreviewItemsQuerySerializer(serializers.Serializer):
+    """``offset`` and ``limit`` of a page; the list itself (``list``) is checked by the selector."""
+
+    offset = serializers.IntegerField(min_value=0, default=0, max_value=10**9)
+    limit = serializers.IntegerField(min_value=1, default=200, max_value=10**9)
+
+
+class PreviewItemsSerializer(serializers.Serializer):
+    count = serializers.IntegerField()
+    next = serializers.CharField(allow_null=True)
+    previous = serializers.CharField(allow_null=True)
+    results = serializers.ListField(child=serializers.DictField(), help_text="Entries as in the preview's list.")
+
+
 class PreviewSerializer(serializers.Serializer):
     request_id = serializers.UUIDField()
     status = serializers.CharField()
@@ -71,6 +114,11 @@ class PreviewSerializer(serializers.Serializer):
     related = RelatedSerializer(
         many=True, help_text="Possibly related items, not deleted unless listed in the confirm's `add`."
     )
+    summary = PreviewSummarySerializer()
+    next = serializers.DictField(
+        child=serializers.CharField(), help_text="For each list longer than a page: the URL of its next page."
+    )
+    progress = ProgressSerializer(required=False, allow_null=True, help_text="While a large deletion runs.")
 
 
 class ConfirmSerializer(serializers.Serializer):
@@ -78,6 +126,10 @@ class ConfirmSerializer(serializers.Serializer):
     add = serializers.ListField(
         child=IdField(), required=False, default=list,
         help_text="Possibly related items (from the preview's `related`) to forget as well.",
+    )
+    full_scan = serializers.BooleanField(
+        required=False, default=False,
+        help_text="Verify by scanning every surviving item, not only those the indexes name as able to hold it.",
     )
 
 

@@ -8,7 +8,8 @@ from celery.signals import worker_ready
 from memory.rebuild import derived_rebuild
 
 from .forgetting.execution import rebuild_finished
-from .forgetting.maintenance import disk_reclaim
+from .forgetting.jobs import job_run
+from .forgetting.maintenance import disk_reclaim_pending
 from .forgetting.services import forget_resume, previews_expire
 
 RETRY = {"autoretry_for": (Exception,), "retry_backoff": True, "retry_backoff_max": 60, "max_retries": 5}
@@ -32,6 +33,13 @@ def _resume_on_worker_start(sender=None, **kwargs):
     forget_resume_task.delay()
 
 
+@shared_task
+def forget_job_task(request_id: str, full_scan: bool | None = None) -> None:
+    """Execute and verify a large confirmed deletion, writing its progress (``forgetting.jobs``). Not retried
+    here: a failed job leaves the request executing, resumed like any interrupted one."""
+    job_run(request_id, full_scan=full_scan)
+
+
 @shared_task(bind=True, **RETRY)
 def derived_rebuild_task(
     self, request_id: str, kind: str, old_id: int, sources: list[int], conversation_id: int | None, version: int = 0
@@ -52,6 +60,8 @@ def derived_rebuild_task(
 
 @shared_task(bind=True, **RETRY)
 def vacuum_after_forget(self) -> list[str]:
-    """Make the space of the rows an erasure deleted reusable (VACUUM) and let the WAL that recorded them
-    be recycled (CHECKPOINT, WAL switch). Their bytes stay on disk until overwritten; see maintenance."""
-    return disk_reclaim()
+    """Once for every erasure waiting for it: make the space of the rows they deleted reusable (VACUUM) and
+    let the WAL that recorded them be recycled (CHECKPOINT, WAL switch). Queued by the first erasure of a
+    batch and run by the beat schedule; a no-op when none is due. Their bytes stay on disk until
+    overwritten; see maintenance."""
+    return disk_reclaim_pending()

@@ -14,7 +14,7 @@ from dellm_site.ai.embedding import get_embedder
 from memory.embeddings import embedding_store
 from memory.graph import edges_record
 from memory.models import Edge, Embedding, Fact, Node, Summary
-from memory.retrieval import context_retrieve
+from memory.retrieval import context_retrieve, nearest_within, vector_plan
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -57,6 +57,34 @@ def test_only_the_users_own_retrievable_items(user, other_user):
     hidden.save()
     got = context_retrieve(user=user, query_vector=E0)
     assert [r.node.pk for r in got] == [mine.pk]
+
+
+def test_a_small_history_is_scanned_exactly_a_large_one_walks_the_index_and_both_rank_alike(
+    user, other_user, settings
+):
+    conversation = Conversation.objects.create(owner=user)
+    for similarity in [0.95, 0.9, 0.8, 0.7, 0.6, 0.5, 0.3, 0.26, 0.24]:
+        store(user, f"item {similarity}", similarity, conversation)
+    store(other_user, "theirs", 0.99)
+    sheldon = store(user, "My tortoise is called Sheldon.", 0.3, conversation)
+    settings.DELLM_RETRIEVAL_EXACT_MAX_ITEMS = 10
+    assert vector_plan(owner_id=user.pk) == "exact" and vector_plan(owner_id=other_user.pk) == "exact"
+    exact = [(r.node.pk, round(r.score, 4)) for r in context_retrieve(user=user, query_vector=E0, text="Sheldon?")]
+    assert sheldon.pk in dict(exact) and len(exact) == 5
+    settings.DELLM_RETRIEVAL_EXACT_MAX_ITEMS = 9  # ten items: more than the exact plan takes
+    assert vector_plan(owner_id=user.pk) == "index" and vector_plan(owner_id=other_user.pk) == "exact"
+    indexed = [(r.node.pk, round(r.score, 4)) for r in context_retrieve(user=user, query_vector=E0, text="Sheldon?")]
+    assert indexed == exact
+
+    def near():
+        found = nearest_within(owner_id=user.pk, vectors=[E0, unit(0.95)], max_distance=0.42)
+        return {pk: round(1 - d, 4) for pk, d in found.items()}
+
+    by_index = near()
+    settings.DELLM_RETRIEVAL_EXACT_MAX_ITEMS = 10
+    assert near() == by_index
+    # Similarity >= 0.58 to either vector (54.5 degrees): to E0 down to 0.6, to the other down to 0.3.
+    assert len(by_index) == 8 and by_index[sheldon.pk] == round(math.cos(math.acos(0.3) - math.acos(0.95)), 4)
 
 
 def test_settings_control_defaults(user, settings):

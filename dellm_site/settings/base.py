@@ -179,6 +179,11 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 CELERY_BEAT_SCHEDULE = {
     "forget-previews-expire": {"task": "provenance.tasks.previews_expire_task", "schedule": 60.0},
     "temporary-chats-expire": {"task": "chat.tasks.temporary_conversations_expire_task", "schedule": 600.0},
+    # The VACUUM and CHECKPOINT after erasures, once for all of them (a no-op when none is due).
+    "disk-reclaim": {
+        "task": "provenance.tasks.vacuum_after_forget",
+        "schedule": float(env.int("DELLM_DISK_RECLAIM_DELAY_S", default=60)),
+    },
 }
 
 # --- REST API ---------------------------------------------------------------------------
@@ -248,6 +253,11 @@ DELLM_CONTEXT_MIN_SIMILARITY = env.float("DELLM_CONTEXT_MIN_SIMILARITY", default
 # items about the same thing (to notice a change or a repeat), not the best of everything else.
 DELLM_CONTEXT_STATEMENT_TOP_K = env.int("DELLM_CONTEXT_STATEMENT_TOP_K", default=2)
 DELLM_CONTEXT_STATEMENT_MIN_SIMILARITY = env.float("DELLM_CONTEXT_STATEMENT_MIN_SIMILARITY", default=0.6)
+# The vector ranking's plan per user (memory.retrieval.vector_plan): a history of at most this many vectors is
+# scanned exactly through the owner index, a larger one walks the shared HNSW index (iterative scan, this
+# ef_search). Measured with scripts/retrieval_plans.py; README, "Retrieval at scale".
+DELLM_RETRIEVAL_EXACT_MAX_ITEMS = env.int("DELLM_RETRIEVAL_EXACT_MAX_ITEMS", default=3000)
+DELLM_RETRIEVAL_EF_SEARCH = env.int("DELLM_RETRIEVAL_EF_SEARCH", default=200)
 # Longest accepted chat message, in characters; longer ones are refused with a 400 / error frame.
 DELLM_MAX_MESSAGE_CHARS = env.int("DELLM_MAX_MESSAGE_CHARS", default=8000)
 # Largest request body, in bytes; API and /v1 requests over it get a JSON 413 (Django's default: 2.5 MiB).
@@ -279,6 +289,19 @@ DELLM_INTENT_ASK = _optional_float("DELLM_INTENT_ASK")
 DELLM_FORGET_VERIFY_SIMILARITY = env.float("DELLM_FORGET_VERIFY_SIMILARITY", default=0.8)
 # Similarity at or above which a surviving item is reported as possible residue (a partial or rephrased mention).
 DELLM_FORGET_RESIDUE_SIMILARITY = env.float("DELLM_FORGET_RESIDUE_SIMILARITY", default=0.65)
+# Verification scans every surviving item for every deletion (not only those the indexes name as able to hold
+# the deleted content); a confirmation can also ask for it ({"full_scan": true}).
+DELLM_FORGET_VERIFY_FULL_SCAN = env.bool("DELLM_FORGET_VERIFY_FULL_SCAN", default=False)
+# The maintenance after erasures (VACUUM, CHECKPOINT) runs this many seconds after the first of them, once for
+# all those made meanwhile, off the confirmation's path; without workers in a thread of the process
+# (DELLM_DISK_RECLAIM_IN_PROCESS; off: only at start-up and by `manage.py forget_resume`).
+DELLM_DISK_RECLAIM_DELAY_S = env.int("DELLM_DISK_RECLAIM_DELAY_S", default=60)
+DELLM_DISK_RECLAIM_IN_PROCESS = env.bool("DELLM_DISK_RECLAIM_IN_PROCESS", default=True)
+# A confirmed deletion of at least this many items runs as a background job whose progress the Forget panel
+# shows (the confirmation answers 202 at once); a preview lists at most DELLM_FORGET_PREVIEW_PAGE items of each
+# kind, with counts by kind and conversation, and pages the rest (/api/forget/{id}/items/).
+DELLM_FORGET_JOB_MIN_ITEMS = env.int("DELLM_FORGET_JOB_MIN_ITEMS", default=2000)
+DELLM_FORGET_PREVIEW_PAGE = env.int("DELLM_FORGET_PREVIEW_PAGE", default=200)
 # Minutes a preview stays confirmable.
 DELLM_FORGET_PREVIEW_MINUTES = env.int("DELLM_FORGET_PREVIEW_MINUTES", default=15)
 # The web server finishes interrupted deletions in a background thread at start-up (`make run` turns it on).

@@ -19,3 +19,6 @@ DATABASES["default"].setdefault("TEST", {})["NAME"] = env("DELLM_TEST_DB_NAME", 
 
 # MD5 makes creating users fast; the default hashers still verify passwords set by app processes.
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher", *global_settings.PASSWORD_HASHERS]
+
+# No maintenance thread outliving a test (it would vacuum while later tests run); tests run it explicitly.
+DELLM_DISK_RECLAIM_IN_PROCESS = False

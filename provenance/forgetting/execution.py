@@ -28,6 +28,7 @@ from ..manifest import Manifest, RebuiltRecord
 from ..models import DeletionRequest, DeletionStatus
 from .audit import audit_wiped
 from .hooks import erasure_run
+from .maintenance import disk_reclaim_schedule
 from .matching import NAMING_REASONS, VECTOR_MODES, match_now
 from .planning import closure
 from .residue import residue_find, residue_tokens
@@ -69,8 +70,12 @@ def _lock_closure(*, user, request: DeletionRequest, vectors: list[list[float]] 
             return target
 
 
-def _wipe(*, ids: set[int]) -> dict:
-    """Remove the nodes, their vectors and every edge touching them. Returns counts per store."""
+WIPE_CHUNK = 500
+
+
+def _wipe(*, ids: set[int], progress=None) -> dict:
+    """Remove the nodes, their vectors and every edge touching them (in one transaction; the nodes in chunks,
+    so a job's ``progress`` can be told how far it is). Returns counts per store."""
     kinds = dict(Node.objects.filter(pk__in=ids).values_list("pk", "kind"))
     counts = {
         "messages": sum(1 for k in kinds.values() if k == NodeKind.MESSAGE),
@@ -79,7 +84,11 @@ def _wipe(*, ids: set[int]) -> dict:
     }
     counts["edges"] = Edge.objects.filter(Q(src_id__in=ids) | Q(dst_id__in=ids)).delete()[0]
     counts["embeddings"] = Embedding.objects.filter(node_id__in=ids).delete()[0]
-    nodes_delete(ids=ids)
+    ordered = sorted(ids)
+    for start in range(0, len(ordered), WIPE_CHUNK):
+        nodes_delete(ids=set(ordered[start : start + WIPE_CHUNK]))
+        if progress is not None:
+            progress("wiping", min(len(ordered), start + WIPE_CHUNK), len(ordered))
     return counts
 
 
@@ -99,10 +108,10 @@ def node_rows_deleted() -> int:
         return cursor.fetchone()[0]
 
 
-def _erase_exactly(*, user, ids: set[int], scope: tuple[str, int] | None) -> dict:
+def _erase_exactly(*, user, ids: set[int], scope: tuple[str, int] | None, progress=None) -> dict:
     """Run the erasure and check that the rows it removed are exactly ``ids``; else roll it back, loudly."""
     before = node_rows_deleted()
-    counts = erasure_run(user=user, node_ids=ids, scope=scope, wipe=lambda: _wipe(ids=ids))
+    counts = erasure_run(user=user, node_ids=ids, scope=scope, wipe=lambda: _wipe(ids=ids, progress=progress))
     removed = node_rows_deleted() - before
     left = set(Node.objects.filter(pk__in=ids).values_list("pk", flat=True))
     if removed != len(ids) or left:
@@ -161,9 +170,12 @@ def _target_vectors(request_pk: RequestId) -> list[list[float]] | None:
     return [[float(x) for x in v] for v in get_embedder().embed(targets)] if targets else None
 
 
-def execute(request_pk: RequestId) -> None:
-    """Wipe the confirmed set of an executing request in one transaction, then queue the rebuilds."""
+def execute(request_pk: RequestId, *, progress=None) -> None:
+    """Wipe the confirmed set of an executing request in one transaction, then queue the rebuilds. ``progress``
+    (a background job's, ``jobs``) hears ``(stage, done, total)`` as it goes."""
     started = time.monotonic()
+    if progress is not None:
+        progress("locking")
     vectors = _target_vectors(request_pk)  # outside the transaction: no row is locked while embedding
     with transaction.atomic():
         request = DeletionRequest.objects.select_for_update().get(pk=request_pk)
@@ -171,6 +183,8 @@ def execute(request_pk: RequestId) -> None:
             return
         user = request.owner
         ids = _lock_closure(user=user, request=request, vectors=vectors) if user is not None else set()
+        if progress is not None:
+            progress("wiping", 0, len(ids))
         derived = _derived_to_rebuild(
             ids=ids, named={e["id"] for e in request.plan.get("matched", []) if e["reason"] in NAMING_REASONS}
         )
@@ -182,7 +196,7 @@ def execute(request_pk: RequestId) -> None:
             request.working["residue"] = residue_tokens(texts=[*request.working.get("terms", []), *texts])
         scope_id = request.plan.get("conversation")
         scope = ("conversation", scope_id) if request.mode == "conversation" and scope_id else None
-        counts = _erase_exactly(user=user, ids=ids, scope=scope)
+        counts = _erase_exactly(user=user, ids=ids, scope=scope, progress=progress)
         # The user's other previews were planned before this wipe: their ids may be gone and their words
         # may be what is forgotten, so they end now (asked again, they are planned afresh).
         for stale in (
@@ -205,8 +219,9 @@ def execute(request_pk: RequestId) -> None:
 
 
 def _after_wipe(*, request_pk, derived: list[dict]) -> None:
-    """After the wipe commits: rebuild what was derived from the deleted items, reclaim disk."""
-    from ..tasks import derived_rebuild_task, vacuum_after_forget  # tasks call back into this module
+    """After the wipe commits: rebuild what was derived from the deleted items; reclaim disk soon, in the
+    background and together with the other erasures of that time (``maintenance``)."""
+    from ..tasks import derived_rebuild_task  # tasks call back into this module
 
     for item in derived:
         record = item["record"]
@@ -214,7 +229,7 @@ def _after_wipe(*, request_pk, derived: list[dict]) -> None:
             derived_rebuild_task.delay(
                 str(request_pk), record.kind, record.id, item["sources"], item["conversation"], record.version
             )
-    vacuum_after_forget.delay()
+    disk_reclaim_schedule()
 
 
 def rebuild_finished(*, request_pk: RequestId, old_id: int, entry: dict) -> None:

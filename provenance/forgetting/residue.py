@@ -23,6 +23,7 @@ from django.db import connection
 from pgvector.django import CosineDistance
 
 from memory.models import Embedding, Node
+from memory.retrieval import OWNED_WORDS_MATCH, nearest_within
 
 from .hooks import residue_titles
 from .resolution import specific_words
@@ -45,26 +46,24 @@ MIN_LEXEME = 3
 
 _LEXEMES_SQL = "SELECT DISTINCT lexeme FROM unnest(to_tsvector('english', %(text)s))"
 
-# Each lexeme's document frequency over the user's items (the expression of the GIN index node_content_fts).
-_DF_SQL = """
+# Each lexeme's document frequency over the user's items (through the per-owner GIN index node_owner_fts).
+_DF_SQL = f"""
 SELECT lexeme, count(*) FROM (
   SELECT unnest(tsvector_to_array(to_tsvector('english'::regconfig, COALESCE(n.content, '')))) AS lexeme
   FROM memory_node n
-  WHERE n.owner_id = %(owner)s AND NOT (n.id = ANY(%(exclude)s::bigint[]))
-    AND to_tsvector('english'::regconfig, COALESCE(n.content, '')) @@ %(query)s::tsquery
+  WHERE n.owner_id = %(owner)s AND NOT (n.id = ANY(%(exclude)s::bigint[])) AND {OWNED_WORDS_MATCH}
 ) held WHERE lexeme = ANY(%(lexemes)s) GROUP BY lexeme
 """
 
 # The items holding any distinctive lexeme, with the lexemes each holds.
-_HITS_SQL = """
+_HITS_SQL = f"""
 SELECT n.id, ARRAY(
   SELECT unnest(tsvector_to_array(to_tsvector('english'::regconfig, COALESCE(n.content, ''))))
   INTERSECT SELECT unnest(%(lexemes)s::text[])
 )
 FROM memory_node n
 WHERE n.owner_id = %(owner)s AND NOT (n.id = ANY(%(exclude)s::bigint[]))
-  AND (%(only)s::bigint[] IS NULL OR n.id = ANY(%(only)s::bigint[]))
-  AND to_tsvector('english'::regconfig, COALESCE(n.content, '')) @@ %(query)s::tsquery
+  AND (%(only)s::bigint[] IS NULL OR n.id = ANY(%(only)s::bigint[])) AND {OWNED_WORDS_MATCH}
 ORDER BY n.id LIMIT %(limit)s
 """
 
@@ -143,10 +142,12 @@ def residue_find(
     vectors: list[list[float]],
     exclude: set[int] | frozenset[int] = frozenset(),
     only: set[int] | None = None,
+    full: bool = False,
 ) -> dict:
     """Surviving items (or the ``only`` ones) that hold distinctive tokens of the deleted content or lie
     near its vectors: ``{"items": [{id, kind, conversation, why, spans, similarity?}], "more": N,
-    "titles": [conversation ids]}``."""
+    "titles": [conversation ids]}``. The tokens are found through the full-text index; the near items through
+    ``memory.retrieval.nearest_within`` (the user's retrieval plan), or with ``full`` by a scan of every vector."""
     nodes = Node.objects.for_user(user).exclude(pk__in=exclude)
     if only is not None:
         nodes = nodes.filter(pk__in=only)
@@ -171,6 +172,10 @@ def residue_find(
     similarity: dict[int, float] = {}
     limit = 1.0 - settings.DELLM_FORGET_RESIDUE_SIMILARITY
     embeddings = Embedding.objects.filter(owner=user, node__in=nodes)
+    if only is None and not full:
+        near = nearest_within(owner_id=user.pk, vectors=vectors, max_distance=limit, exclude=set(exclude))
+        similarity = {pk: round(1.0 - distance, 3) for pk, distance in near.items()}
+        vectors = []
     for vector in vectors:
         for pk, distance in (
             embeddings.annotate(distance=CosineDistance("vector", vector))

@@ -26,6 +26,8 @@ from .audit import audit_open
 from .execution import execute
 from .intent import forget_request_target, is_vague
 from .intent_targets import request_gist
+from .jobs import is_large, job_create, job_progress, job_running, job_start
+from .maintenance import disk_reclaim_pending, disk_reclaim_schedule
 from .matching import MODES, TEXT_MODES, VECTOR_MODES, Match, match, resolved_matches
 from .planning import closure, plan, plan_ids
 from .verification import verify
@@ -126,6 +128,7 @@ def forget_preview(
 ) -> DeletionRequest:
     """Plan a deletion and store it as a preview. Nothing is deleted."""
     previews_expire()  # stale previews (anyone's) lose their words now, with or without a beat schedule
+    disk_reclaim_schedule(after_wipe=False)  # without workers: maintenance left due by an ended process
     query, threshold = _validate(
         mode=mode,
         query=query,
@@ -171,13 +174,21 @@ def forget_preview(
 
 
 def forget_confirm(
-    *, user: User, request_id: RequestId, keep: list[int] | None = None, add: list[int] | None = None
+    *,
+    user: User,
+    request_id: RequestId,
+    keep: list[int] | None = None,
+    add: list[int] | None = None,
+    full_scan: bool = False,
 ) -> dict:
     """Execute a previewed deletion and return its manifest. ``add`` names possibly related items of
-    the preview to forget as well (with everything built from them); ``keep`` spares tainted ones.
+    the preview to forget as well (with everything built from them); ``keep`` spares tainted ones;
+    ``full_scan`` verifies by scanning every surviving item (``verification``). A large confirmed set
+    (``jobs``) is wiped in the background: this returns ``forget_job_status`` at once.
     Idempotent: confirming again returns the same manifest; an interrupted execution is resumed."""
     previews_expire()
     expired = False
+    in_background = False
     with transaction.atomic():
         request = deletion_request_get(user=user, request_id=request_id, lock=True)
         if request.status == DeletionStatus.COMPLETED:
@@ -210,15 +221,36 @@ def forget_confirm(
             request.confirmed_at = timezone.now()
             request.save(update_fields=["plan", "kept", "target_ids", "status", "confirmed_at"])
             audit_open(request=request, user=user)
+            in_background = is_large(request.target_ids)
+        elif job_running(request.pk):
+            in_background = None  # already under way: report on it
+        else:
+            in_background = is_large(request.target_ids)  # interrupted: resumed here, or as a job again
+        if in_background:
+            job_create(request_pk=request.pk, total=len(request.target_ids))
+            job_start(request_pk=request.pk, full_scan=full_scan or None)
     if expired:
         raise ApplicationError("This preview has expired; ask again to get a fresh one.", code="expired", status=410)
+    if in_background is not False:
+        return forget_job_status(request_pk=request.pk)
     # The request and its audit record are committed: from here a crash leaves a resumable job.
-    return _run(request.pk)
+    return confirmed_run(request.pk, full_scan=full_scan or None)
 
 
-def _run(request_pk) -> dict:
-    execute(request_pk)
-    return verify(request_pk)
+def forget_job_status(*, request_pk: RequestId) -> dict:
+    """A deletion confirmed as a background job, while it runs: ``{request_id, status, progress}`` (the
+    manifest once it completed)."""
+    request = DeletionRequest.objects.get(pk=request_pk)
+    if request.status == DeletionStatus.COMPLETED:
+        return request.manifest
+    return {"request_id": str(request.pk), "status": request.status, "progress": job_progress(request.pk)}
+
+
+def confirmed_run(request_pk, *, full_scan: bool | None = None, progress=None) -> dict:
+    """Wipe a confirmed (executing) request and verify it; returns the manifest. ``progress`` (a job's)
+    hears of each stage."""
+    execute(request_pk, progress=progress)
+    return verify(request_pk, full_scan=full_scan, progress=progress)
 
 
 def forget_resume(*, request_ids: list[RequestId] | None = None) -> dict:
@@ -229,6 +261,10 @@ def forget_resume(*, request_ids: list[RequestId] | None = None) -> dict:
     if request_ids is not None:
         interrupted = interrupted.filter(pk__in=request_ids)
     for request_pk in interrupted.values_list("pk", flat=True):
-        _run(request_pk)
+        confirmed_run(request_pk)
         resumed.append(str(request_pk))
-    return {"resumed": resumed, "expired": previews_expire()}
+    result = {"resumed": resumed, "expired": previews_expire()}
+    if request_ids is None:
+        # The maintenance of erasures whose process ended before it ran (off any request's path here).
+        result["disk_reclaimed"] = bool(disk_reclaim_pending())
+    return result

@@ -1,5 +1,14 @@
-"""Verification: after the wipe, scan everything that survives for the deleted content, and complete
-the request (its manifest, the audit record) with what the scan found."""
+"""Verification: after the wipe, scan what survives for the deleted content, and complete the request (its
+manifest, the audit record) with what the scan found.
+
+The scan reads only what could hold the deleted content, found through the indexes: for each of the
+request's words (or matched texts), the items holding every one of its words (the full-text GIN index,
+each word matched as the start of a stored word, stemmed or as written: every item that contains the text,
+and more), and the items nearest to the deleted vectors (``memory.retrieval.nearest_within``, by the
+user's retrieval plan). On those it runs the checks of the full scan. The full scan (every item of the
+user's against every word and vector) runs on demand: ``full_scan`` at confirmation, or
+DELLM_FORGET_VERIFY_FULL_SCAN for every deletion. What only the full scan can find: a text held inside a
+longer word (not at its start), and a word of stop words only ("it")."""
 
 from __future__ import annotations
 
@@ -8,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.contrib.postgres.search import SearchQuery, SearchVector
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 from pgvector.django import CosineDistance
@@ -17,6 +26,7 @@ from dellm_site.ai.text import is_question
 from dellm_site.errors import ApplicationError
 from dellm_site.types import RequestId
 from memory.models import Edge, Embedding, Node
+from memory.retrieval import OWNED_WORDS_MATCH, nearest_within
 
 from ..manifest import Manifest, Verification
 from ..models import DeletionRequest, DeletionStatus
@@ -28,14 +38,48 @@ if TYPE_CHECKING:
     from dellm_site.types import User
 
 CHECKED_STORES = ["messages", "embeddings", "edges", "summaries", "facts", "conversation_titles"]
+SCOPES = {
+    "scoped": "the items that hold every word of it or lie nearest to a deleted vector, found through the indexes",
+    "full": "every surviving item",
+}
 METHOD = (
-    "keyword: Postgres full-text and case-insensitive substring search of every surviving item and "
+    "keyword: Postgres full-text and case-insensitive substring search of {scope} and every "
     "conversation title for the request's words (or the matched texts); semantic: cosine similarity "
-    ">= {similarity} of every surviving embedding (but a question's) to the matched items; "
+    ">= {similarity} of {scope}'s embeddings (but a question's) to the matched items; "
     "plus: no deleted id left in the items or the edge table. Kept items are not scanned. "
     "Possible residue (reported apart, not counted as hits): surviving items holding a number or a name of the "
     "deleted text, or two words of it that are rare in your store, or within cosine similarity {residue} of it."
 )
+
+
+# Each word of the request's texts as written (lower-cased) and as the stemmer stores it.
+_TERM_WORDS_SQL = """
+SELECT t.i, w.word, tsvector_to_array(to_tsvector('english', w.word))
+FROM unnest(%(terms)s::text[]) WITH ORDINALITY t(term, i)
+CROSS JOIN LATERAL unnest(tsvector_to_array(to_tsvector('simple', t.term))) w(word)
+"""
+# The user's surviving items matching a query, through the per-owner full-text GIN index (node_owner_fts).
+_CANDIDATES_SQL = f"""
+SELECT n.id FROM memory_node n
+WHERE n.owner_id = %(owner)s AND NOT (n.id = ANY(%(exclude)s::bigint[])) AND {OWNED_WORDS_MATCH}
+"""
+
+
+def _quoted(lexeme: str) -> str:
+    return "'" + lexeme.replace("\\", "\\\\").replace("'", "''") + "'"
+
+
+def _holding_query(terms: list[str]) -> str:
+    """A tsquery for the items that may contain any of ``terms``: each of a term's words (stop words aside)
+    as the start of a stored word, stemmed or as written. An item containing the term holds them all."""
+    words: dict[int, list[str]] = {}
+    with connection.cursor() as cursor:
+        cursor.execute(_TERM_WORDS_SQL, {"terms": terms})
+        for i, word, stems in cursor.fetchall():
+            if stems:  # a stop word is not indexed: it cannot narrow the search
+                forms = " | ".join(f"{_quoted(x)}:*" for x in sorted({*stems, word}))
+                words.setdefault(i, []).append(f"({forms})")
+    return " | ".join("(" + " & ".join(clauses) + ")" for _, clauses in sorted(words.items()))
 
 
 def verification_scan(
@@ -45,18 +89,27 @@ def verification_scan(
     vectors: list[list[float]],
     exclude: set[int] | frozenset[int] = frozenset(),
     only: set[int] | None = None,
+    full: bool = False,
 ) -> dict:
-    """Keyword (full-text and substring) and semantic scan of the user's surviving stores
-    (or of the ``only`` items, e.g. records rebuilt after the deletion)."""
+    """Keyword (full-text and substring) and semantic scan of the user's surviving stores (or of the ``only``
+    items, e.g. records rebuilt after the deletion): of the items the indexes name as able to hold the deleted
+    content, or with ``full``, of every item (see the module's docstring)."""
+    terms = [t.strip() for t in terms if t.strip()]
     nodes = Node.objects.for_user(user).exclude(pk__in=exclude)
     embeddings = Embedding.objects.filter(owner=user).exclude(node_id__in=exclude)
+    scoped = only is None and not full
     if only is not None:
         nodes, embeddings = nodes.filter(pk__in=only), embeddings.filter(node_id__in=only)
+    elif scoped:
+        query = _holding_query(terms) if terms else ""
+        candidates: list[int] = []
+        if query:
+            with connection.cursor() as cursor:
+                cursor.execute(_CANDIDATES_SQL, {"owner": user.pk, "exclude": sorted(exclude), "query": query})
+                candidates = [row[0] for row in cursor.fetchall()]
+        nodes = nodes.filter(pk__in=candidates)
     hits: set[int] = set()
     for term in terms:
-        term = term.strip()
-        if not term:
-            continue
         query = SearchQuery(term, config="english", search_type="plain")
         hits |= set(
             nodes.annotate(search=SearchVector("content", config="english")).filter(search=query)
@@ -65,16 +118,19 @@ def verification_scan(
         hits |= set(nodes.filter(content__icontains=term).values_list("pk", flat=True))
     semantic: set[int] = set()
     limit = 1.0 - settings.DELLM_FORGET_VERIFY_SIMILARITY
-    for vector in vectors:
-        semantic |= set(
-            embeddings.annotate(distance=CosineDistance("vector", vector))
-            .filter(distance__lte=limit)
-            .values_list("node_id", flat=True)
-        )
+    if scoped:
+        semantic = set(nearest_within(owner_id=user.pk, vectors=vectors, max_distance=limit, exclude=set(exclude)))
+    else:
+        for vector in vectors:
+            semantic |= set(
+                embeddings.annotate(distance=CosineDistance("vector", vector))
+                .filter(distance__lte=limit)
+                .values_list("node_id", flat=True)
+            )
     # A question holds no statement of the user's: near in meaning, it is possible residue, not a hit.
     near = Node.objects.filter(pk__in=semantic).values_list("pk", "content")
     semantic -= {pk for pk, text in near if is_question(text)}
-    titles = residue_count(user=user, terms=[t.strip() for t in terms if t.strip()]) if only is None else 0
+    titles = residue_count(user=user, terms=terms) if only is None else 0
     return {
         "keyword_hits": sorted(hits),
         "semantic_hits": sorted(semantic),
@@ -92,8 +148,13 @@ def rebuilds_finish(request: DeletionRequest, manifest: Manifest) -> None:
     request.working = {}
 
 
-def verify(request_pk: RequestId) -> dict:
-    """Scan what survives a wiped request, complete its manifest and audit record; returns the manifest."""
+def verify(request_pk: RequestId, *, full_scan: bool | None = None, progress=None) -> dict:
+    """Scan what survives a wiped request, complete its manifest and audit record; returns the manifest.
+    ``full_scan`` scans every surviving item rather than what the indexes name (default:
+    DELLM_FORGET_VERIFY_FULL_SCAN)."""
+    full = settings.DELLM_FORGET_VERIFY_FULL_SCAN if full_scan is None else full_scan
+    if progress is not None:
+        progress("verifying")
     started = time.monotonic()
     with transaction.atomic():
         request = DeletionRequest.objects.select_for_update().get(pk=request_pk)
@@ -107,7 +168,7 @@ def verify(request_pk: RequestId) -> dict:
         scan = (
             verification_scan(
                 user=user, terms=request.working.get("terms", []), vectors=request.working.get("vectors", []),
-                exclude=kept,
+                exclude=kept, full=full,
             )
             if user is not None
             else {"keyword_hits": [], "semantic_hits": [], "title_hits": 0, "residual_hits": 0}
@@ -117,7 +178,7 @@ def verify(request_pk: RequestId) -> dict:
         residue = (
             residue_find(
                 user=user, tokens=request.working.get("residue", {}), vectors=request.working.get("vectors", []),
-                exclude=kept,
+                exclude=kept, full=full,
             )
             if user is not None
             else {"items": [], "more": 0, "titles": []}
@@ -144,7 +205,9 @@ def verify(request_pk: RequestId) -> dict:
             residual_hits=scan["residual_hits"] + dangling_edges + still_there,
             residual_ids=sorted(hard),
             method=METHOD.format(
-                similarity=settings.DELLM_FORGET_VERIFY_SIMILARITY, residue=settings.DELLM_FORGET_RESIDUE_SIMILARITY
+                scope=SCOPES["full" if full else "scoped"],
+                similarity=settings.DELLM_FORGET_VERIFY_SIMILARITY,
+                residue=settings.DELLM_FORGET_RESIDUE_SIMILARITY,
             ),
             possible_residue=[e for e in residue["items"] if e["id"] not in hard],
             possible_residue_titles=residue["titles"],

@@ -27,7 +27,15 @@
     result: $("forget-result"),
     graph: $("forget-graph"),
     graphFigure: $("forget-graph-figure"),
+    summary: $("forget-summary"),
+    more: $("forget-more"),
+    job: $("forget-job"),
+    progress: $("forget-progress"),
+    progressLabel: $("forget-progress-label"),
   };
+  // How often a running deletion job's progress is asked for.
+  const PROGRESS_POLL_MS = 500;
+  const KIND_NAMES = { message: ["message", "messages"], fact: ["fact", "facts"], summary: ["summary", "summaries"] };
   const idNode = document.getElementById("conversation-id");
   const currentConversation = idNode ? JSON.parse(idNode.textContent) : null;
   const REASONS = {
@@ -149,6 +157,7 @@
     els.result.hidden = true;
     els.result.textContent = "";
     els.items.textContent = "";
+    els.job.hidden = true;
     setStatus("");
     state.preview = null;
     state.seq += 1;
@@ -345,7 +354,7 @@
     state.keep = new Set([...state.keep].filter((id) => tainted.includes(id)));
     const related = (preview.related || []).map((e) => e.id);
     state.add = new Set([...state.add].filter((id) => related.includes(id)));
-    if (preview.depth === null || preview.depth === undefined) state.strictTainted = preview.tainted.length;
+    if (preview.depth === null || preview.depth === undefined) state.strictTainted = count(preview, "tainted");
     els.depth.value = preview.depth === null || preview.depth === undefined ? "" : String(preview.depth);
     if (els.depth.value === "" && preview.depth !== null && preview.depth !== undefined) {
       // A depth outside the menu (e.g. 0 or 5 from the API): show it as its own choice.
@@ -434,6 +443,7 @@
         els.items.appendChild(el("p", "muted small-text", plural(rebuilt, "fact or summary", "facts or summaries") + " that used it will be rebuilt from what remains (or removed if nothing remains)."));
       }
     }
+    showTotals(preview);
     if (preview.expires_at) {
       const until = new Date(preview.expires_at);
       els.expiry.textContent = isNaN(until) ? "" : "This preview can be confirmed until " + until.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }) + ".";
@@ -446,11 +456,52 @@
     if (state.preview) window.DeLLMApi.graphInto(els.graphFigure, "/api/forget/" + encodeURIComponent(state.preview.request_id) + "/graph/");
   }
 
+  // How many items a list of the preview holds: all of them, not only the page shown.
+  function count(preview, list) {
+    return preview.summary ? preview.summary[list] : preview[list].length;
+  }
+
+  // A large preview shows its first items: say what it holds in all, and offer the rest a page at a time.
+  function showTotals(preview) {
+    const summary = preview.summary;
+    const paged = Object.keys(preview.next || {}).length > 0;
+    els.summary.hidden = !summary || !paged;
+    els.more.hidden = !paged;
+    if (!summary || !paged) return;
+    const kinds = Object.entries(summary.by_kind).map(([kind, n]) => {
+      const names = KIND_NAMES[kind] || [kind, kind + "s"];
+      return n.toLocaleString() + " " + (n === 1 ? names[0] : names[1]);
+    });
+    const conversations = summary.by_conversation.filter((c) => c.conversation !== null).length;
+    const shown = preview.matched.length + preview.tainted.length;
+    els.summary.textContent = "In all: " + kinds.join(", ") + (conversations ? " in " + plural(conversations, "conversation") : "") +
+      ". Showing " + shown.toLocaleString() + " of " + (summary.matched + summary.tainted).toLocaleString() + ".";
+  }
+
+  async function showMore() {
+    const preview = state.preview;
+    const list = ["matched", "tainted", "related"].find((key) => preview && preview.next && preview.next[key]);
+    if (!list) return;
+    els.more.disabled = true;
+    try {
+      const page = await api("GET", preview.next[list]);
+      if (state.preview !== preview) return; // another preview meanwhile
+      preview[list] = preview[list].concat(page.results);
+      if (page.next) preview.next[list] = page.next;
+      else delete preview.next[list];
+      render(preview);
+    } catch (error) {
+      setStatus(error.message, "error");
+    } finally {
+      els.more.disabled = false;
+    }
+  }
+
   function updateSummary() {
     const preview = state.preview;
     if (!preview) return;
-    const matched = preview.matched.length;
-    const tainted = preview.tainted.length;
+    const matched = count(preview, "matched");
+    const tainted = count(preview, "tainted");
     const kept = state.keep.size;
     const added = state.add.size;
     const total = matched + tainted - kept + added;
@@ -497,7 +548,9 @@
     els.depth.disabled = true;
     setStatus("Forgetting…", "busy");
     try {
-      const manifest = await api("POST", "/api/forget/" + preview.request_id + "/confirm/", { keep: [...state.keep], add: [...state.add] });
+      let manifest = await api("POST", "/api/forget/" + preview.request_id + "/confirm/", { keep: [...state.keep], add: [...state.add] });
+      if (manifest.status !== "completed") manifest = await followJob(manifest);
+      if (!manifest) return;
       showManifest(manifest);
     } catch (error) {
       if (error.code === "expired") {
@@ -514,6 +567,42 @@
       state.busy = false;
       els.cancel.disabled = false;
       els.depth.disabled = false;
+    }
+  }
+
+  // A large deletion runs in the background: show its progress until its manifest is there.
+  function showProgress(progress) {
+    els.job.hidden = false;
+    const stage = progress ? progress.stage : "queued";
+    els.progress.value = progress && progress.fraction !== null ? progress.fraction : 0;
+    const words = {
+      queued: "Starting…",
+      locking: "Collecting everything to forget…",
+      wiping: "Forgetting " + (progress ? progress.done.toLocaleString() + " of " + progress.total.toLocaleString() + " items" : "") + "…",
+      verifying: "Checking that nothing remains…",
+      completed: "Done.",
+    };
+    els.progressLabel.textContent = words[stage] || "Forgetting…";
+  }
+
+  async function followJob(status) {
+    setStatus("This is a large deletion; it runs in the background. You can keep this page open to follow it.", "busy");
+    showProgress(status.progress);
+    const url = "/api/forget/" + status.request_id + "/";
+    for (;;) {
+      await new Promise((resolve) => setTimeout(resolve, PROGRESS_POLL_MS));
+      const data = await api("GET", url);
+      if (data.status === "completed") {
+        els.job.hidden = true;
+        return data;
+      }
+      showProgress(data.progress);
+      if (data.progress && data.progress.stage === "failed") {
+        els.job.hidden = true;
+        setStatus("The deletion stopped before it finished. Nothing was half-deleted; Forget again to finish it.", "error");
+        els.confirm.disabled = false;
+        return null;
+      }
     }
   }
 
@@ -703,6 +792,7 @@
     if (state.params) requestPreview(state.params, els.depth.value);
   });
   els.confirm.addEventListener("click", confirm);
+  els.more.addEventListener("click", showMore);
   els.graph.addEventListener("toggle", () => { if (els.graph.open && !els.graphFigure.firstChild) drawGraph(); });
   els.cancel.addEventListener("click", close);
   $("forget-close").addEventListener("click", close);
