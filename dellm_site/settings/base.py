@@ -241,6 +241,10 @@ if DELLM_EMBEDDER is None:
 # The vector column's width is fixed when the tables are created; it follows the embedder.
 DELLM_EMBEDDING_DIMENSIONS = DELLM_EMBEDDER["OPTIONS"]["dimensions"]
 
+# A web server or worker process loads the embedding model (and what else a first turn needs) in a background
+# thread as it starts, so the first message does not wait for it; the process answers meanwhile.
+DELLM_WARM_AT_START = env.bool("DELLM_WARM_AT_START", default=True)
+
 # --- DeLLM: context construction (the paper's defaults) ---------------------------------
 DELLM_CONTEXT_TOP_K = env.int("DELLM_CONTEXT_TOP_K", default=5)
 DELLM_CONTEXT_MIN_SIMILARITY = env.float("DELLM_CONTEXT_MIN_SIMILARITY", default=0.25)
