@@ -58,7 +58,7 @@ def memory_frame(*, message_id: int, facts: list[dict]) -> dict:
     return {"type": "memory_updated", "message": message_id, "facts": facts}
 
 
-def facts_wait(*, question: dict) -> list[dict]:
+def facts_wait(*, question: dict, owner) -> list[dict]:
     """With Celery workers a message's facts are extracted after its turn: look for them for a while (only for
     a message that states something about the user). In-process they are already in the turn's frames."""
     if settings.CELERY_TASK_ALWAYS_EAGER or not states_facts(question["content"]):
@@ -66,7 +66,7 @@ def facts_wait(*, question: dict) -> list[dict]:
     deadline = time.monotonic() + FACTS_WAIT_S
     while time.monotonic() < deadline:
         time.sleep(FACTS_POLL_S)
-        saved = facts_of_message(message_id=question["id"])
+        saved = facts_of_message(message_id=question["id"], owner=owner)
         if saved:
             return saved
     return []
@@ -112,7 +112,7 @@ def turn_start(
                 noted = noted or event.type == "memory_updated"
                 if event.type == "reply" and not event.remembered:
                     question = None
-            if question is not None and not noted and (saved := facts_wait(question=question)):
+            if question is not None and not noted and (saved := facts_wait(question=question, owner=user)):
                 put(memory_frame(message_id=question["id"], facts=saved))
         except ApplicationError as exc:
             put(error_frame(exc.code, exc.detail))
