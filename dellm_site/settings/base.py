@@ -224,7 +224,10 @@ if DELLM_LLM is None:
     raise ImproperlyConfigured(f"DELLM_LLM={_llm!r} is not a backend; use 'local' or 'openai'.")
 _embedder = env("DELLM_EMBEDDER", default="") or "local"
 DELLM_EMBEDDER = {
-    "local": {"BACKEND": "dellm_site.ai.embedding.LocalEmbedder", "OPTIONS": {"dimensions": 384}},
+    "local": {
+        "BACKEND": "dellm_site.ai.embedding.LocalEmbedder",
+        "OPTIONS": {"dimensions": 384, "threads": env.int("DELLM_EMBEDDER_THREADS", default=1)},
+    },
     "openai": {
         "BACKEND": "dellm_site.ai.embedding.OpenAIEmbedder",
         "OPTIONS": {

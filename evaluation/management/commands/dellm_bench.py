@@ -67,6 +67,10 @@ PREVIEW_REQUESTS = [
 ]
 
 
+def live_names() -> set[str]:
+    return {"first_turn_after_start_ms", "turn_overhead_p50_ms", "ws_turns_per_s"}
+
+
 def _timed(fn: Callable[[], object], repeat: int) -> tuple[float, list[float]]:
     runs = []
     for _ in range(repeat):
@@ -100,9 +104,23 @@ class Command(BaseCommand):
         parser.add_argument("--messages", type=int, default=10_000, help="history size (messages)")
         parser.add_argument("--repeat", type=int, default=5, help="runs per measurement (median reported)")
         parser.add_argument("--out", default=str(Path(settings.BASE_DIR) / "reports"))
+        parser.add_argument("--live", action="store_true", help="also run the live benchmarks (evaluation.bench_live)")
+        parser.add_argument("--only-live", action="store_true", help="run only the live benchmarks, merged into "
+                            "the bench.json already there")
+        parser.add_argument("--quick", action="store_true", help="small variants of the live benchmarks")
 
     def handle(self, *args: Any, messages: int, repeat: int, out: str, **options: Any) -> None:
         """Build the history, run every measurement and write bench.json and bench.md."""
+        if options["only_live"]:
+            from evaluation.bench_live import live_benchmarks
+
+            path = Path(out) / "bench.json"
+            results = json.loads(path.read_text()) if path.exists() else {}
+            results.update(live_benchmarks(quick=options["quick"], log=self.stdout.write))
+            Path(out).mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(results, indent=2))
+            self.stdout.write(json.dumps({k: results[k] for k in results if k in live_names()}, indent=2))
+            return
         rng = random.Random(7)
         user = self._history(messages=messages, rng=rng)
         results = {}
@@ -194,6 +212,10 @@ class Command(BaseCommand):
                 repeat=repeat, max_sources=max_sources
             )
 
+        if options["live"]:
+            from evaluation.bench_live import live_benchmarks
+
+            results.update(live_benchmarks(quick=options["quick"], log=self.stdout.write))
         Path(out).mkdir(parents=True, exist_ok=True)
         (Path(out) / "bench.json").write_text(json.dumps(results, indent=2))
         lines = [
