@@ -147,13 +147,14 @@ def _user(username: str):
 
 # --- first turn after start -----------------------------------------------------------------------------------
 
-def first_turn_after_start(*, runs: int, log: Callable[[str], object]) -> dict:
-    """Start a server, send one chat turn the moment it answers; warm start on, and off (the baseline)."""
+def first_turn_after_start(*, runs: int, log: Callable[[str], object], baseline: bool = True) -> dict:
+    """Start a server, send one chat turn the moment it answers; warm start on, and off (the baseline, unless
+    ``baseline`` is False)."""
     import httpx
 
     user = _user("bench-live-first")
     results: dict[str, dict[str, list[float]]] = {}
-    for mode, warm in (("warm", "1"), ("cold", "0")):
+    for mode, warm in (("warm", "1"), ("cold", "0"))[: 2 if baseline else 1]:
         got = results[mode] = defaultdict(list)
         for run in range(runs):
             server, base, ready_ms = _server(_app_env(DELLM_WARM_AT_START=warm), f"first-turn-{mode}.log")
@@ -173,14 +174,17 @@ def first_turn_after_start(*, runs: int, log: Callable[[str], object]) -> dict:
             finally:
                 server.stop()
             log(f"  first turn ({mode} start): ready {ready_ms:.0f} ms, turn {got['turn_ms'][-1]:.0f} ms")
-    warm, cold = results["warm"], results["cold"]
+    warm = results["warm"]
     entry = _entry(warm["turn_ms"], measures="the first chat turn (REST), sent the moment the server answers",
                    time_to_ready_ms=round(statistics.median(warm["ready_ms"]), 1),
-                   time_to_ready_cold_ms=round(statistics.median(cold["ready_ms"]), 1),
-                   server="uvicorn dellm_site.asgi:application, in-memory layer, instant LLM",
-                   baseline="the same with DELLM_WARM_AT_START=0 (the model loads on the first turn)")
-    entry["baseline"] = round(statistics.median(cold["turn_ms"]), 2)
-    entry["ratio"] = round(entry["baseline"] / entry["value"], 2) if entry["value"] else None
+                   models_ready_by_turn_end=sum(warm["models_loaded_at_turn_end"]) / len(warm["turn_ms"]),
+                   server="uvicorn dellm_site.asgi:application, in-memory layer, instant LLM")
+    if "cold" in results:
+        cold = results["cold"]
+        entry["params"].update(time_to_ready_cold_ms=round(statistics.median(cold["ready_ms"]), 1),
+                               baseline="the same with DELLM_WARM_AT_START=0 (the model loads on the first turn)")
+        entry["baseline"] = round(statistics.median(cold["turn_ms"]), 2)
+        entry["ratio"] = round(entry["baseline"] / entry["value"], 2) if entry["value"] else None
     return entry
 
 
@@ -431,7 +435,7 @@ def live_benchmarks(*, quick: bool, log: Callable[[str], object] = print) -> dic
     """Every live benchmark, small with ``quick`` (well under a minute), in bench.json's shape."""
     results = {}
     log("first turn after start...")
-    results["first_turn_after_start_ms"] = first_turn_after_start(runs=1 if quick else 3, log=log)
+    results["first_turn_after_start_ms"] = first_turn_after_start(runs=1 if quick else 3, baseline=not quick, log=log)
     log("turn overhead...")
     results["turn_overhead_p50_ms"] = turn_overhead(items=200 if quick else 1000, turns_count=10 if quick else 60,
                                                     log=log)
