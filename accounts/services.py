@@ -60,7 +60,7 @@ def account_export(*, user: AbstractUser) -> dict[str, Any]:
     """Everything DeLLM holds about the user, as JSON-ready data: conversations, messages (with
     their context), facts, summaries, provenance edges, deletion manifests and token names."""
     messages = list(Message.objects.filter(owner=user).order_by("pk"))
-    contexts = context_ids(node_ids=[m.pk for m in messages])
+    contexts = context_ids(node_ids=[m.pk for m in messages], owner=user)
     return {
         "format": "dellm-export-1",
         "user": {"username": user.get_username(), "date_joined": user.date_joined.isoformat(),
@@ -77,7 +77,7 @@ def account_export(*, user: AbstractUser) -> dict[str, Any]:
         **memory_overview(user=user),
         "edges": [
             {"src": src, "dst": dst}
-            for src, dst in Edge.objects.filter(dst__owner=user).order_by("pk").values_list("src_id", "dst_id")
+            for src, dst in Edge.objects.for_user(user).order_by("pk").values_list("src_id", "dst_id")
         ],
         "deletions": [
             r.manifest

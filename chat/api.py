@@ -127,7 +127,7 @@ class MessageInfluenceApi(APIView):
     def get(self, request, message_id: int):
         message = selectors.message_get(user=request.user, message_id=message_id)
         influenced = node_influence(user=request.user, node_id=message.pk)
-        context = context_ids(node_ids=[message.pk])[message.pk]
+        context = context_ids(node_ids=[message.pk], owner=request.user)[message.pk]
         body = {
             "context": context,
             "influenced": [{"id": e.id, "depth": e.depth, "path": e.path} for e in influenced],

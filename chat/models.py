@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
-from memory.models import Node, NodeKind, NodeQuerySet
+from memory.models import Node, NodeKind, NodeQuerySet, node_owner_field
 
 
 class ConversationQuerySet(models.QuerySet):
@@ -56,6 +56,7 @@ class Message(Node):
     )
     # On a question: its reply was deleted by a forget request (a marker only; nothing of the reply is kept).
     reply_removed = models.BooleanField(default=False)
+    node_owner = node_owner_field()
 
     objects = MessageQuerySet.as_manager()
 

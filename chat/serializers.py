@@ -107,7 +107,8 @@ class ForgetPreviewResultSerializer(serializers.Serializer):
 def messages_serialize(messages: Iterable[Message]) -> list[dict]:
     """Messages as the API, the websocket and the pages show them, each with its context ids."""
     messages = list(messages)
-    contexts = context_ids(node_ids=[m.pk for m in messages])
+    # One user's messages: their edges are read with the owner's filter.
+    contexts = context_ids(node_ids=[m.pk for m in messages], owner=messages[0].owner_id if messages else None)
     return MessageSerializer(messages, many=True, context={"contexts": contexts}).data
 
 

@@ -58,15 +58,21 @@ def memory_frame(*, message_id: int, facts: list[dict]) -> dict:
     return {"type": "memory_updated", "message": message_id, "facts": facts}
 
 
-def facts_wait(*, question: dict) -> list[dict]:
-    """With Celery workers a message's facts are extracted after its turn: look for them for a while (only for
+def facts_awaited(*, question: dict) -> bool:
+    """With Celery workers a message's facts are extracted after its turn: they are looked for a while (only for
     a message that states something about the user). In-process they are already in the turn's frames."""
-    if settings.CELERY_TASK_ALWAYS_EAGER or not states_facts(question["content"]):
-        return []
+    return not settings.CELERY_TASK_ALWAYS_EAGER and states_facts(question["content"])
+
+
+async def facts_wait(*, question: dict, owner) -> list[dict]:
+    """Look for the facts taken from ``question`` for a while, from the event loop: the wait holds no thread, so
+    turns that wait for their facts never hold up other turns (a thread is taken for each look only)."""
     deadline = time.monotonic() + FACTS_WAIT_S
     while time.monotonic() < deadline:
-        time.sleep(FACTS_POLL_S)
-        saved = facts_of_message(message_id=question["id"])
+        await asyncio.sleep(FACTS_POLL_S)
+        saved = await database_sync_to_async(facts_of_message, thread_sensitive=False)(
+            message_id=question["id"], owner=owner
+        )
         if saved:
             return saved
     return []
@@ -94,7 +100,8 @@ def turn_start(
         except RuntimeError:  # the event loop has closed (the server is stopping): the turn still finishes
             pass
 
-    def run() -> None:
+    def run() -> dict | None:
+        """The turn, in a worker thread; returns its question when its facts are still to come."""
         try:
             events = (
                 turns.answer_again_stream(user=user, conversation_id=conversation_id, message_id=again, stop=stop)
@@ -112,18 +119,26 @@ def turn_start(
                 noted = noted or event.type == "memory_updated"
                 if event.type == "reply" and not event.remembered:
                     question = None
-            if question is not None and not noted and (saved := facts_wait(question=question)):
-                put(memory_frame(message_id=question["id"], facts=saved))
+            return question if question is not None and not noted and facts_awaited(question=question) else None
         except ApplicationError as exc:
             put(error_frame(exc.code, exc.detail))
         except Exception:  # never leave the client waiting without a frame
             logger.exception("chat turn failed")
             put(error_frame("server_error", "Something went wrong while answering; please try again."))
+        return None
+
+    async def drive() -> None:
+        try:
+            # Not thread-sensitive: a turn never waits for (nor holds up) another socket's work.
+            question = await database_sync_to_async(run, thread_sensitive=False)()
+            if question is not None and (saved := await facts_wait(question=question, owner=user)):
+                put(memory_frame(message_id=question["id"], facts=saved))
+        except Exception:  # the reply is stored and sent; only the note is missed
+            logger.exception("waiting for a message's facts failed")
         finally:
             put(None)
 
-    # Not thread-sensitive: a turn never waits for (nor holds up) another socket's work.
-    turn = asyncio.ensure_future(database_sync_to_async(run, thread_sensitive=False)())
+    turn = asyncio.ensure_future(drive())
     _running.add(turn)
     turn.add_done_callback(_running.discard)
     return frames

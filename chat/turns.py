@@ -67,8 +67,8 @@ class ChatEvent:
     facts: list[dict] = field(default_factory=list)
 
 
-def _enqueue_embedding(node_id: int) -> None:
-    transaction.on_commit(lambda: embed_node.delay(node_id))
+def _enqueue_embedding(node_id: int, owner_id: int) -> None:
+    transaction.on_commit(lambda: embed_node.delay(node_id, owner_id))
 
 
 @transaction.atomic
@@ -80,9 +80,11 @@ def _user_message_store(*, user, conversation: Conversation, content: str) -> Me
     if not conversation.title:
         conversation.title = conversation_title_from(content)
     conversation.updated_at = timezone.now()
-    conversation.save(update_fields=["title", "updated_at"])
+    Conversation.objects.for_user(user).filter(pk=conversation.pk).update(
+        title=conversation.title, updated_at=conversation.updated_at
+    )
     if not conversation.temporary:
-        _enqueue_embedding(message.pk)
+        _enqueue_embedding(message.pk, user.pk)
     return message
 
 
@@ -113,12 +115,12 @@ def _reply_store(*, user, question: Message, content: str, context_ids: list[int
         conversation=conversation, owner=user, role=Role.ASSISTANT, content=content, question=question,
         retrievable=not conversation.temporary,
     )
-    edges_record(context_ids=context_ids, dst_id=reply.pk)
+    edges_record(context_ids=context_ids, dst_id=reply.pk, owner_id=user.pk)
     if question.reply_removed:
-        Message.objects.filter(pk=question.pk).update(reply_removed=False)
-    Conversation.objects.filter(pk=conversation.pk).update(updated_at=timezone.now())
+        Message.objects.for_user(user).filter(pk=question.pk).update(reply_removed=False)
+    Conversation.objects.for_user(user).filter(pk=conversation.pk).update(updated_at=timezone.now())
     if not conversation.temporary:
-        _enqueue_embedding(reply.pk)
+        _enqueue_embedding(reply.pk, user.pk)
     _enqueue_derivations(user_message_id=question.pk, conversation=conversation, remember=remember)
     return reply
 
@@ -185,7 +187,7 @@ def message_post_stream(
     yield ChatEvent(type="user_message", message=user_message)
     yield from _reply_stream(user=user, question=user_message, vector=vector, stop=stop)
     # In-process, the facts of the message exist now; with workers they come later (see ``streaming``).
-    saved = facts_of_message(message_id=user_message.pk)
+    saved = facts_of_message(message_id=user_message.pk, owner=user)
     if saved:
         yield ChatEvent(type="memory_updated", message=user_message, facts=saved)
 

@@ -54,5 +54,10 @@ def forget_resume_in_background() -> threading.Thread:
     return thread
 
 
+if settings.DELLM_WARM_AT_START:
+    from dellm_site.warmup import warm_up_in_background  # noqa: E402
+
+    warm_up_in_background()
+
 if settings.DELLM_FORGET_RESUME_AT_START:
     forget_resume_in_background()

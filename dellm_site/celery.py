@@ -1,6 +1,7 @@
 """The Celery app, wired once from Django settings (CELERY_* names, the periodic jobs of a worker run with
 ``--beat`` in CELERY_BEAT_SCHEDULE), and the record of every run of the project's own tasks in
-``memory.TaskRun`` (kind, attempt, timing, outcome; the admin lists them)."""
+``memory.TaskRun`` (kind, attempt, timing, outcome; the admin lists them). A worker loads the models its
+tasks need as it starts (``dellm_site.warmup``)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import os
 import time
 
 from celery import Celery
-from celery.signals import task_failure, task_postrun, task_prerun, task_retry
+from celery.signals import task_failure, task_postrun, task_prerun, task_retry, worker_process_init, worker_ready
 from django.utils import timezone
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "dellm_site.settings")
@@ -20,6 +21,32 @@ app.autodiscover_tasks()
 # Tasks whose runs are recorded: those defined in the project's apps (not Celery's own).
 PROJECT_APPS = ("accounts", "chat", "memory", "provenance")
 _started: dict[str, float] = {}
+
+
+def _warm_up_if_asked() -> None:
+    from django.conf import settings
+
+    from dellm_site.warmup import warm_up_in_background
+
+    if settings.DELLM_WARM_AT_START:
+        warm_up_in_background()
+
+
+@worker_process_init.connect
+def _warm_pool_process(**kwargs):
+    """Each process that runs tasks (a prefork child, or a solo worker) loads the models as it starts, in the
+    background: a prefork child must report itself alive within seconds."""
+    _warm_up_if_asked()
+
+
+@worker_ready.connect
+def _warm_worker(sender=None, **kwargs):
+    """A worker whose pool runs tasks in threads of the main process warms that process; a prefork parent runs
+    none, so it loads nothing (its children do)."""
+    from celery.concurrency.prefork import TaskPool as PreforkPool
+
+    if not isinstance(getattr(sender, "pool", None), PreforkPool):
+        _warm_up_if_asked()
 
 
 def _is_ours(task) -> bool:

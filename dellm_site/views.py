@@ -12,6 +12,7 @@ from django.views import defaults
 from django.views.decorators.http import require_GET
 
 from dellm_site.errors import ApplicationError, is_api_path, json_error, too_large
+from dellm_site.warmup import warm_state
 
 
 def _probe(check) -> str:
@@ -43,13 +44,16 @@ def _workers() -> str:
 
 @require_GET
 def healthz(request):
-    """Reachability of the database and, with REDIS_URL, of Redis and the Celery workers."""
+    """Reachability of the database and, with REDIS_URL, of Redis and the Celery workers; whether this
+    process's models are loaded yet (``models``: not started, loading, ready, failed)."""
     report = {"database": _probe(_database)}
     if settings.REDIS_URL:
         report["redis"] = _probe(_redis)
         report["workers"] = _probe(_workers) if report["redis"] == "ok" else "unknown: redis unreachable"
     else:
         report["redis"] = report["workers"] = "not used (tasks run in-process)"
+    # Informational: the process answers while its models load, so loading never degrades the status.
+    report["models"] = warm_state()["status"]
     ok = report["database"] == "ok" and not any(str(v).startswith("error") for v in report.values())
     return JsonResponse({"status": "ok" if ok else "degraded", **report}, status=200 if ok else 503)
 

@@ -68,7 +68,7 @@ def _store(user, statements: list[str]) -> list[int]:
         facts = llm.extract_facts(text)
         for fact_text, fact_vector in zip(facts, embedder.embed(facts), strict=True):
             fact = Fact.objects.create(owner=user, content=fact_text)
-            edges_record(context_ids=[message.pk], dst_id=fact.pk)
+            edges_record(context_ids=[message.pk], dst_id=fact.pk, owner_id=user.pk)
             Embedding.objects.create(node=fact, owner=user, vector=fact_vector.tolist(), backend=embedder.name)
     return ids
 

@@ -11,16 +11,18 @@ from .models import Embedding, Node
 
 
 @transaction.atomic
-def embedding_store(*, node_id: int, vector: np.ndarray | None = None) -> Embedding | None:
-    """Embed one node (idempotent). Returns None when the node no longer exists (deleted meanwhile)."""
-    node = Node.objects.select_for_update().filter(pk=node_id).first()
+def embedding_store(*, node_id: int, vector: np.ndarray | None = None, owner_id: int | None = None) -> Embedding | None:
+    """Embed one node (idempotent). Returns None when the node no longer exists (deleted meanwhile). ``owner_id``:
+    the node's owner, when the caller knows it (the reads are then the owner's only)."""
+    nodes = Node.objects.select_for_update().filter(pk=node_id)
+    node = (nodes if owner_id is None else nodes.filter(owner_id=owner_id)).first()
     if node is None:
         return None
     embedder = get_embedder()
     if vector is None:
         vector = embedder.embed_one(node.content)
     embedding, _ = Embedding.objects.update_or_create(
-        node=node, defaults={"owner_id": node.owner_id, "vector": vector.tolist(), "backend": embedder.name}
+        node=node, owner_id=node.owner_id, defaults={"vector": vector.tolist(), "backend": embedder.name}
     )
     return embedding
 

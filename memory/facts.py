@@ -29,9 +29,9 @@ def sources_lock(ids: list[int]) -> set[int]:
     return set(Node.objects.select_for_update().filter(pk__in=ids).order_by("pk").values_list("pk", flat=True))
 
 
-def embedding_enqueue(node_id: int) -> None:
-    """Embed the node once the transaction that stores it commits."""
-    transaction.on_commit(lambda: embed_node.delay(node_id))
+def embedding_enqueue(node_id: int, owner_id: int | None = None) -> None:
+    """Embed the node (``owner_id``'s) once the transaction that stores it commits."""
+    transaction.on_commit(lambda: embed_node.delay(node_id, owner_id))
 
 
 def facts_extract(*, message_id: int, rebuild_of: int | None = None, after_version: int = 0) -> list[Fact]:
@@ -63,8 +63,8 @@ def facts_extract(*, message_id: int, rebuild_of: int | None = None, after_versi
             fact = Fact.objects.create(
                 owner_id=message.owner_id, content=text, derivation=derivation, version=after_version + 1
             )
-            edges_record(context_ids=[message_id], dst_id=fact.pk)
-            embedding_enqueue(fact.pk)
+            edges_record(context_ids=[message_id], dst_id=fact.pk, owner_id=message.owner_id)
+            embedding_enqueue(fact.pk, message.owner_id)
             facts.append(fact)
         return facts
 
@@ -87,6 +87,6 @@ def fact_rectify(*, user: User, fact_id: int, content: str) -> Fact:
             owner=user, content=content, version=old.version + 1, supersedes=old, rectified=True,
             derivation={"backend": "user", "rectifies": old.pk},
         )
-        edges_record(context_ids=context_ids(node_ids=[old.pk])[old.pk], dst_id=new.pk)
-        embedding_enqueue(new.pk)
+        edges_record(context_ids=context_ids(node_ids=[old.pk], owner=user)[old.pk], dst_id=new.pk, owner_id=user.pk)
+        embedding_enqueue(new.pk, user.pk)
         return new

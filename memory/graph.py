@@ -11,23 +11,28 @@ from collections.abc import Iterable
 from .models import Edge
 
 
-def edges_record(*, context_ids: Iterable[int], dst_id: int) -> list[Edge]:
+def edges_record(*, context_ids: Iterable[int], dst_id: int, owner_id: int | None = None) -> list[Edge]:
     """Record one edge c -> dst for every c in context(dst), in context order. Call inside the
-    transaction that stores dst, so nothing exists without its provenance."""
+    transaction that stores dst, so nothing exists without its provenance. ``owner_id``: dst's owner (looked
+    up when not given)."""
     seen: set[int] = set()
     edges = []
     for src_id in context_ids:
         if src_id in seen or src_id == dst_id:
             continue
         seen.add(src_id)
-        edges.append(Edge(src_id=src_id, dst_id=dst_id))
+        edges.append(Edge(src_id=src_id, dst_id=dst_id, owner_id=owner_id))
     return Edge.objects.bulk_create(edges)
 
 
-def context_ids(*, node_ids: Iterable[int]) -> dict[int, list[int]]:
-    """context(m) for each m, as ordered lists of node ids (empty for nodes with no context)."""
+def context_ids(*, node_ids: Iterable[int], owner=None) -> dict[int, list[int]]:
+    """context(m) for each m, as ordered lists of node ids (empty for nodes with no context). ``owner``: the
+    user whose nodes these are; the read then touches only that user's edges (give it wherever it is known)."""
     ids = list(node_ids)
     out: dict[int, list[int]] = {i: [] for i in ids}
-    for src_id, dst_id in Edge.objects.filter(dst_id__in=ids).order_by("pk").values_list("src_id", "dst_id"):
+    edges = Edge.objects.filter(dst_id__in=ids)
+    if owner is not None:
+        edges = edges.filter(owner=owner)
+    for src_id, dst_id in edges.order_by("pk").values_list("src_id", "dst_id"):
         out[dst_id].append(src_id)
     return out

@@ -67,7 +67,19 @@ class Node(models.Model):
         if self._state.adding:
             # A chat message's role lives on its chat.Message row; derived records have none.
             self.informative = holds_information(kind=self.kind, role=getattr(self, "role", None), text=self.content)
+        if hasattr(self, "node_owner_id"):  # a subclass's own copy of the owner (see node_owner_field)
+            self.node_owner_id = self.owner_id
         super().save(*args, **kwargs)
+
+
+def node_owner_field() -> models.ForeignKey:
+    """The node's owner again, on the table of a Node subclass (chat_message, memory_fact, memory_summary), in a
+    column named ``owner_id`` like every other table of user data: each table can then be sharded by owner, its
+    rows beside their memory_node rows. Set from the node on every save (``Node.save``); never edited."""
+    return models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+", db_column="owner_id", db_index=False,
+        editable=False,
+    )
 
 
 class Embedding(models.Model):
@@ -95,14 +107,39 @@ class Embedding(models.Model):
         return f"embedding of {self.node_id}"
 
 
+def _owners_of(node_ids: set[int]) -> dict[int, int]:
+    return dict(Node.objects.filter(pk__in=node_ids).values_list("pk", "owner_id"))
+
+
+class EdgeQuerySet(models.QuerySet):
+    def for_user(self, user) -> EdgeQuerySet:
+        return self.filter(owner=user)
+
+    def bulk_create(self, objs, *args, **kwargs):
+        """Edges made without their owner get it from their dst (one query for the lot)."""
+        objs = list(objs)
+        missing = [edge for edge in objs if edge.owner_id is None]
+        if missing:
+            owners = _owners_of({edge.dst_id for edge in missing})
+            for edge in missing:
+                edge.owner_id = owners.get(edge.dst_id)
+        return super().bulk_create(objs, *args, **kwargs)
+
+
 class Edge(models.Model):
     """An edge src -> dst of the graph G: src was in the context given to the LLM for dst (or, for a
     derived record, src is one of its sources). Written in the transaction that stores dst; the
-    traversal and every rule built on it (Dep, forgetting) live in the provenance app."""
+    traversal and every rule built on it (Dep, forgetting) live in the provenance app.
 
+    ``owner`` is dst's owner (a context is always the user's own), stored on the edge so every read of the
+    graph filters by it, like every other table of user data (the database can then be sharded by owner)."""
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
     src = models.ForeignKey(Node, on_delete=models.CASCADE, related_name="out_edges")
     dst = models.ForeignKey(Node, on_delete=models.CASCADE, related_name="in_edges")
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = EdgeQuerySet.as_manager()
 
     class Meta:
         db_table = "provenance_edge"
@@ -115,6 +152,11 @@ class Edge(models.Model):
 
     def __str__(self) -> str:
         return f"{self.src_id} -> {self.dst_id}"
+
+    def save(self, *args, **kwargs):
+        if self.owner_id is None and self.dst_id is not None:
+            self.owner_id = self.dst.owner_id
+        super().save(*args, **kwargs)
 
 
 class DerivedStatus(models.TextChoices):
@@ -134,6 +176,7 @@ class Fact(Node):
     )
     rectified = models.BooleanField(default=False)  # written by the user, not the extractor
     rebuilt_at = models.DateTimeField(auto_now_add=True)
+    node_owner = node_owner_field()
 
     def save(self, *args, **kwargs):
         self.kind = NodeKind.FACT
@@ -150,6 +193,7 @@ class Summary(Node):
     derivation = models.JSONField(default=dict)
     source_count = models.PositiveIntegerField(default=0)
     rebuilt_at = models.DateTimeField(auto_now_add=True)
+    node_owner = node_owner_field()
 
     def save(self, *args, **kwargs):
         self.kind = NodeKind.SUMMARY

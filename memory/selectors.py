@@ -49,10 +49,12 @@ def _summary_row(summary: Summary, sources: list[int]) -> dict:
             "derivation": summary.derivation, "rebuilt_at": summary.rebuilt_at}
 
 
-def facts_of_message(*, message_id: int) -> list[dict]:
+def facts_of_message(*, message_id: int, owner=None) -> list[dict]:
     """The current facts taken from one message (``{id, content}``), oldest first: what a "Memory updated"
-    note names."""
+    note names. ``owner``: the message's owner, when known (the read is then the owner's only)."""
     facts = Fact.objects.filter(in_edges__src_id=message_id, status=DerivedStatus.ACTIVE).order_by("pk")
+    if owner is not None:
+        facts = facts.filter(owner=owner)
     return [{"id": pk, "content": content} for pk, content in facts.values_list("pk", "content")]
 
 
@@ -60,7 +62,7 @@ def memory_overview(*, user: User) -> dict:
     """The Memory panel: the user's facts (with history) and summaries, with their sources."""
     facts = list(Fact.objects.filter(owner=user).order_by("-pk"))
     summaries = list(Summary.objects.filter(owner=user).order_by("-pk"))
-    sources = context_ids(node_ids=[n.pk for n in facts + summaries])
+    sources = context_ids(node_ids=[n.pk for n in facts + summaries], owner=user)
     return {
         "facts": [_fact_row(f, sources[f.pk]) for f in facts],
         "summaries": [_summary_row(s, sources[s.pk]) for s in summaries],
@@ -72,7 +74,7 @@ def fact_detail(*, user: User, fact_id: int) -> dict:
     fact = Fact.objects.filter(owner=user, pk=fact_id).first()
     if fact is None:
         raise NotFound("Fact not found.")
-    return _fact_row(fact, context_ids(node_ids=[fact.pk])[fact.pk])
+    return _fact_row(fact, context_ids(node_ids=[fact.pk], owner=user)[fact.pk])
 
 
 def message_conversations(*, user: User, node_ids: Iterable[int]) -> dict[int, int]:

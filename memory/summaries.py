@@ -69,8 +69,8 @@ def summary_refresh(*, conversation_id: int, rebuild_of: int | None = None, afte
                     source_count=len(source_ids),
                     derivation={**llm.derivation(SUMMARY_INSTRUCTION), "rebuild_of": rebuild_of},
                 )
-                edges_record(context_ids=source_ids, dst_id=summary.pk)
-                embedding_enqueue(summary.pk)
+                edges_record(context_ids=source_ids, dst_id=summary.pk, owner_id=owner_id)
+                embedding_enqueue(summary.pk, owner_id)
                 return SummaryResult(summary, source_ids)
         except SourcesChanged:
             continue

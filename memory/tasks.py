@@ -10,11 +10,11 @@ RETRY = {"autoretry_for": (Exception,), "retry_backoff": True, "retry_backoff_ma
 
 
 @shared_task(bind=True, **RETRY)
-def embed_node(self, node_id: int) -> bool:
-    """Store the embedding of one node; a node deleted meanwhile is skipped."""
+def embed_node(self, node_id: int, owner_id: int | None = None) -> bool:
+    """Store the embedding of one node (of ``owner_id``'s, when given); a node deleted meanwhile is skipped."""
     from .embeddings import embedding_store
 
-    return embedding_store(node_id=node_id) is not None
+    return embedding_store(node_id=node_id, owner_id=owner_id) is not None
 
 
 @shared_task(bind=True, **RETRY)

@@ -129,7 +129,7 @@ def influence_svg(*, user: User, node_id: int) -> str:
     """The picture of one of the user's items: what it was built from, it, and what it influenced."""
     influenced = node_influence(user=user, node_id=node_id)
     items = [
-        *(_Item(id=pk, column=0, role="source") for pk in context_ids(node_ids=[node_id])[node_id]),
+        *(_Item(id=pk, column=0, role="source") for pk in context_ids(node_ids=[node_id], owner=user)[node_id]),
         _Item(id=node_id, column=1, role="focus"),
         *(_Item(id=e.id, column=1 + e.depth, role="influenced") for e in influenced),
     ]

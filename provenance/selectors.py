@@ -32,14 +32,14 @@ _DEP_SQL = """
 WITH RECURSIVE dep(id) AS (
     SELECT n.id FROM memory_node n WHERE n.id = ANY(%(seeds)s) AND n.owner_id = %(owner)s
   UNION
-    SELECT e.dst_id FROM provenance_edge e JOIN dep ON e.src_id = dep.id
+    SELECT e.dst_id FROM provenance_edge e JOIN dep ON e.src_id = dep.id WHERE e.owner_id = %(owner)s
 )
 SELECT dep.id FROM dep JOIN memory_node n ON n.id = dep.id WHERE n.owner_id = %(owner)s
 """
 
 _EDGES_WITHIN_SQL = """
 SELECT e.src_id, e.dst_id FROM provenance_edge e
-WHERE e.src_id = ANY(%(ids)s) AND e.dst_id = ANY(%(ids)s)
+WHERE e.owner_id = %(owner)s AND e.src_id = ANY(%(ids)s) AND e.dst_id = ANY(%(ids)s)
 ORDER BY e.src_id, e.dst_id
 """
 
@@ -70,7 +70,7 @@ def dep_explained(*, user: User, seeds: Iterable[int], max_depth: int | None = N
         return {}
     children: dict[int, list[int]] = defaultdict(list)
     with connection.cursor() as cursor:
-        cursor.execute(_EDGES_WITHIN_SQL, {"ids": list(members)})
+        cursor.execute(_EDGES_WITHIN_SQL, {"ids": list(members), "owner": user.pk})
         for src_id, dst_id in cursor.fetchall():
             children[src_id].append(dst_id)
     found: dict[int, DepEntry] = {}

@@ -8,7 +8,8 @@ from rest_framework.test import APIClient
 
 from accounts.authentication import KEY_PREFIX, digest
 from accounts.models import ApiToken
-from memory.models import Edge
+from chat.models import Message
+from memory.models import Edge, Fact
 from provenance.selectors import dep_ids
 
 # The project's migrations as they stood before ApiToken moved to accounts and Edge to memory.
@@ -76,3 +77,32 @@ def test_provenance_edges_survive_the_move_to_memory(apps_before_move):
     with pytest.raises(IntegrityError):  # the constraints came along with the table
         with transaction.atomic():
             Edge.objects.create(src_id=m1.pk, dst_id=m2.pk)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_existing_rows_get_their_owner_on_every_table():
+    executor = MigrationExecutor(connection)
+    before = [("memory", "0006_node_informative"), ("chat", "0006_message_informative_backfill")]
+    try:
+        executor.migrate(before)
+        old = executor.loader.project_state(before).apps
+        User, Node, OldEdge = (old.get_model(*n) for n in (("auth", "User"), ("memory", "Node"), ("memory", "Edge")))
+        OldConversation, OldMessage, OldFact = (
+            old.get_model(*n) for n in (("chat", "Conversation"), ("chat", "Message"), ("memory", "Fact"))
+        )
+        ada, bob = User.objects.create(username="ada", password="!"), User.objects.create(username="bob", password="!")
+        a1, a2 = (Node.objects.create(owner=ada, kind="message", content=f"a{i}") for i in range(2))
+        b1, b2 = (Node.objects.create(owner=bob, kind="message", content=f"b{i}") for i in range(2))
+        OldEdge.objects.create(src=a1, dst=a2)
+        OldEdge.objects.create(src=b1, dst=b2)
+        chat = OldConversation.objects.create(owner=bob)
+        message = OldMessage.objects.create(owner=bob, kind="message", content="hi", conversation=chat, role="user")
+        fact = OldFact.objects.create(owner=ada, kind="fact", content="Lives in Lisbon.")
+
+        migrate_to_latest()
+
+        assert dict(Edge.objects.values_list("dst_id", "owner_id")) == {a2.pk: ada.pk, b2.pk: bob.pk}
+        assert Message.objects.get(pk=message.pk).node_owner_id == bob.pk
+        assert Fact.objects.get(pk=fact.pk).node_owner_id == ada.pk
+    finally:
+        migrate_to_latest()

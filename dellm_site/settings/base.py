@@ -229,7 +229,10 @@ if DELLM_LLM is None:
     raise ImproperlyConfigured(f"DELLM_LLM={_llm!r} is not a backend; use 'local' or 'openai'.")
 _embedder = env("DELLM_EMBEDDER", default="") or "local"
 DELLM_EMBEDDER = {
-    "local": {"BACKEND": "dellm_site.ai.embedding.LocalEmbedder", "OPTIONS": {"dimensions": 384}},
+    "local": {
+        "BACKEND": "dellm_site.ai.embedding.LocalEmbedder",
+        "OPTIONS": {"dimensions": 384, "threads": env.int("DELLM_EMBEDDER_THREADS", default=1)},
+    },
     "openai": {
         "BACKEND": "dellm_site.ai.embedding.OpenAIEmbedder",
         "OPTIONS": {
@@ -245,6 +248,10 @@ if DELLM_EMBEDDER is None:
     raise ImproperlyConfigured(f"DELLM_EMBEDDER={_embedder!r} is not a backend; use 'local' or 'openai'.")
 # The vector column's width is fixed when the tables are created; it follows the embedder.
 DELLM_EMBEDDING_DIMENSIONS = DELLM_EMBEDDER["OPTIONS"]["dimensions"]
+
+# A web server or worker process loads the embedding model (and what else a first turn needs) in a background
+# thread as it starts, so the first message does not wait for it; the process answers meanwhile.
+DELLM_WARM_AT_START = env.bool("DELLM_WARM_AT_START", default=True)
 
 # --- DeLLM: context construction (the paper's defaults) ---------------------------------
 DELLM_CONTEXT_TOP_K = env.int("DELLM_CONTEXT_TOP_K", default=5)

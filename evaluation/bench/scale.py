@@ -42,7 +42,7 @@ from . import scale_texts as texts
 
 logger = logging.getLogger(__name__)
 
-GENERATOR_VERSION = 1
+GENERATOR_VERSION = 2
 PREFIX = "scale-"
 # Context sizes a reply got: a statement's small context, a question's top-5 (items above the threshold).
 STATEMENT_CONTEXT = ([0, 1, 2], [0.5, 0.35, 0.15])
@@ -543,25 +543,26 @@ def _write(cursor, *, spec: ScaleSpec, users, histories: list[History], report: 
 
     report.messages = _copy(
         cursor, "chat_message",
-        ["node_ptr_id", "role", "conversation_id", "question_id", "reply_removed"],
-        ["int8", "text", "int8", "int8", "bool"],
+        ["node_ptr_id", "role", "conversation_id", "question_id", "reply_removed", "owner_id"],
+        ["int8", "text", "int8", "int8", "bool", "int4"],
         ((gid, h.roles[i], conversation_id(u, h, i),
-          int(global_id[offsets[u] + h.question[i]]) if h.question[i] >= 0 else None, False)
+          int(global_id[offsets[u] + h.question[i]]) if h.question[i] >= 0 else None, False, user_base + u)
          for u, h, i, gid in in_order() if h.kinds[i] == "message"),
     )
     derivation = {"backend": "scale-generator", "version": GENERATOR_VERSION}
     report.facts = _copy(
         cursor, "memory_fact",
-        ["node_ptr_id", "status", "version", "derivation", "rectified", "rebuilt_at", "supersedes_id"],
-        ["int8", "text", "int4", "jsonb", "bool", "timestamptz", "int8"],
-        ((gid, "active", 1, derivation, False, when(h, i), None)
-         for _u, h, i, gid in in_order() if h.kinds[i] == "fact"),
+        ["node_ptr_id", "status", "version", "derivation", "rectified", "rebuilt_at", "supersedes_id", "owner_id"],
+        ["int8", "text", "int4", "jsonb", "bool", "timestamptz", "int8", "int4"],
+        ((gid, "active", 1, derivation, False, when(h, i), None, user_base + u)
+         for u, h, i, gid in in_order() if h.kinds[i] == "fact"),
     )
     report.summaries = _copy(
         cursor, "memory_summary",
-        ["node_ptr_id", "status", "version", "derivation", "source_count", "rebuilt_at", "conversation_id"],
-        ["int8", "text", "int4", "jsonb", "int4", "timestamptz", "int8"],
-        ((gid, "active", 1, derivation, h.source_count[i], when(h, i), conversation_id(u, h, i))
+        ["node_ptr_id", "status", "version", "derivation", "source_count", "rebuilt_at", "conversation_id",
+         "owner_id"],
+        ["int8", "text", "int4", "jsonb", "int4", "timestamptz", "int8", "int4"],
+        ((gid, "active", 1, derivation, h.source_count[i], when(h, i), conversation_id(u, h, i), user_base + u)
          for u, h, i, gid in in_order() if h.kinds[i] == "summary"),
     )
     _copy(
@@ -576,12 +577,13 @@ def _write(cursor, *, spec: ScaleSpec, users, histories: list[History], report: 
         n = edge_base
         for u, h in enumerate(histories):
             for src, dst in h.edges:
-                yield n, when(h, dst), int(global_id[offsets[u] + dst]), int(global_id[offsets[u] + src])
+                yield (n, when(h, dst), int(global_id[offsets[u] + dst]), int(global_id[offsets[u] + src]),
+                       user_base + u)
                 n += 1
 
     report.edges = _copy(
-        cursor, "provenance_edge", ["id", "created_at", "dst_id", "src_id"], ["int8", "timestamptz", "int8", "int8"],
-        edges(),
+        cursor, "provenance_edge", ["id", "created_at", "dst_id", "src_id", "owner_id"],
+        ["int8", "timestamptz", "int8", "int8", "int4"], edges(),
     )
 
 

@@ -345,8 +345,8 @@ def _markdown(report: dict) -> str:
     if report.get("independent_resolution"):
         lines += ["", "## Finding what a request names (independent sets)", "",
                   "Each user's ten statements stored as the chat stores them; each request names one of them. "
-                  "`independent_a` and `independent_b` may be looked at while changing the code (the detector is trained on "
-                  "them); `independent_c` is only scored.", "",
+                  "`independent_a` and `independent_b` may be looked at while changing the code (the detector is "
+                  "trained on them); `independent_c` is only scored.", "",
                   "| set | requests | right item | other item | right item only offered as related |",
                   "|---|---|---|---|---|"]
         for key, found in report["independent_resolution"].items():

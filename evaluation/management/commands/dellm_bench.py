@@ -1,10 +1,13 @@
 """``manage.py dellm_bench``: the performance benchmarks, written to reports/bench.json, bench.md and
 bench_scaling.png. ``--scale full`` (the default; `make bench`) measures on a 1.1-million-item dataset,
-``--quick`` (= ``--scale quick``) on a small one in under three minutes. See ``evaluation.bench``.
+``--quick`` (= ``--scale quick``) on a small one in under three minutes. See ``evaluation.bench``. The live
+benchmarks (``evaluation.bench_live``: real server processes) run too, unless ``--no-live``; ``--only-live`` runs
+just them and merges them into the bench.json already there.
 """
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 from typing import Any
@@ -32,12 +35,23 @@ class Command(BaseCommand):
         parser.add_argument("--reload", action="store_true", help="load the full-scale dataset again")
         parser.add_argument("--skip-one-user", action="store_true", help="only the scale benchmarks")
         parser.add_argument("--out", default=str(Path(settings.BASE_DIR) / "reports"))
+        parser.add_argument("--no-live", dest="live", action="store_false", help="skip the live benchmarks")
+        parser.add_argument("--only-live", action="store_true",
+                            help="run only the live benchmarks, merged into the bench.json already there")
 
     def handle(self, *args: Any, scale: str, messages: int | None, repeat: int | None, reload: bool, out: str,
                skip_one_user: bool = False, **options: Any) -> None:
         """The one-user benchmarks, then the scale ones on their dataset; then the reports."""
         started = time.perf_counter()
         quick = scale == "quick"
+        if options.get("only_live"):
+            from evaluation.bench_live import live_benchmarks
+
+            path = Path(out) / "bench.json"
+            merged = json.loads(path.read_text()) if path.exists() else {}
+            merged.update(live_benchmarks(quick=quick, log=self.stdout.write))
+            self.stdout.write(reports_write(results=merged, out=Path(out), header=["Live benchmarks merged in."]))
+            return
         spec = SPECS[scale]
         messages = messages or (1_000 if quick else 10_000)
         repeat = repeat or (3 if quick else 5)
@@ -56,6 +70,12 @@ class Command(BaseCommand):
             self.stdout.write(f"  measured at {time.perf_counter() - started:.0f} s")
         finally:
             dataset_release(info)
+        if options.get("live", True):
+            from evaluation.bench_live import live_benchmarks
+
+            self.stdout.write("live benchmarks (server processes)...")
+            results.update(live_benchmarks(quick=quick, log=self.stdout.write))
+            self.stdout.write(f"  measured at {time.perf_counter() - started:.0f} s")
         load = info.load
         results["scale_load_s"] = {
             "value": load["seconds"]["total"], "unit": "s",
