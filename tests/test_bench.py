@@ -100,8 +100,9 @@ def test_texts_render_with_their_topic():
 @pytest.mark.django_db
 def test_quick_bench_writes_every_measurement(tmp_path):
     """The quick scale end to end (the one-user benchmarks are left out: this test's transaction is rolled
-    back, so confirmations here run without their rebuilds and VACUUM, which wait for a commit)."""
-    call_command("dellm_bench", "--quick", "--skip-one-user", "--out", str(tmp_path))
+    back, so confirmations here run without their rebuilds and VACUUM, which wait for a commit; the live
+    benchmarks start server processes of their own and are tested in test_bench_live)."""
+    call_command("dellm_bench", "--quick", "--skip-one-user", "--no-live", "--out", str(tmp_path))
     results = json.loads((tmp_path / "bench.json").read_text())
     for name in SCALE_NAMES:
         assert isinstance(results[name]["value"], int | float), (name, results[name])
