@@ -20,6 +20,6 @@ DATABASES["default"].setdefault("TEST", {})["NAME"] = env("DELLM_TEST_DB_NAME", 
 # MD5 makes creating users fast; the default hashers still verify passwords set by app processes.
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher", *global_settings.PASSWORD_HASHERS]
 
-# The suite's own process loads models when a test first needs them; the servers and workers it starts warm up
-# as in production (they run on dellm_site.settings).
+# The suite's own process loads models when a test first needs them, and so do the servers and workers it starts
+# (tests/conftest.py's app_env turns their warm start off; the warm-start tests turn it on).
 DELLM_WARM_AT_START = False
