@@ -111,6 +111,8 @@ def app_env(**overrides) -> dict:
             "HF_HUB_OFFLINE": "1",
             "PYTHONUNBUFFERED": "1",
             "XDG_RUNTIME_DIR": env.get("XDG_RUNTIME_DIR", "/tmp"),
+            # Processes the tests start load models only when a test needs them (the warm-start tests ask).
+            "DELLM_WARM_AT_START": "0",
         }
     )
     env.pop("REDIS_URL", None)

@@ -79,14 +79,15 @@ def test_a_turn_during_the_load_waits_for_the_same_load(fresh_warmup):
     assert state["status"] == "ready" and set(state["steps"]) == {"embedder", "intent", "llm", "database"}
 
 
-def test_the_test_process_does_not_warm_up_unless_asked(settings):
+def test_the_test_process_and_the_processes_it_starts_do_not_warm_up_unless_asked(settings, transactional_db):
     assert settings.DELLM_WARM_AT_START is False
+    assert app_env()["DELLM_WARM_AT_START"] == "0"
 
 
 @pytest.mark.django_db(transaction=True)
 def test_the_server_loads_the_model_at_start_and_answers_meanwhile(make_user):
     user = make_user("warm")
-    web, base = start_web(app_env(), "web-warm.log")
+    web, base = start_web(app_env(DELLM_WARM_AT_START="1"), "web-warm.log")
     try:
         first = httpx.get(f"{base}/healthz", timeout=30)
         # The server answers while its models load; loading never makes it unhealthy.
@@ -110,7 +111,7 @@ def test_the_server_loads_the_model_at_start_and_answers_meanwhile(make_user):
 
 @pytest.mark.django_db(transaction=True)
 def test_the_server_has_the_model_without_any_request():
-    web, base = start_web(app_env(), "web-warm-idle.log")
+    web, base = start_web(app_env(DELLM_WARM_AT_START="1"), "web-warm-idle.log")
     try:
         assert wait_for(lambda: "warm: ready" in web.output()), web.output()
         assert web.output().count(MODEL_LOADED) == 1
@@ -130,7 +131,7 @@ def test_a_server_started_with_warm_up_off_loads_nothing_at_start(transactional_
 
 @pytest.mark.redis
 def test_a_worker_warms_up_as_it_starts(transactional_db, redis_url):
-    worker = start_worker(app_env(REDIS_URL=redis_url), "worker-warm.log")
+    worker = start_worker(app_env(REDIS_URL=redis_url, DELLM_WARM_AT_START="1"), "worker-warm.log")
     try:
         assert wait_for(lambda: "warm: ready" in worker.output()), worker.output()
         assert worker.output().count(MODEL_LOADED) == 1

@@ -22,6 +22,6 @@ PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher", *global_set
 
 # No maintenance thread outliving a test (it would vacuum while later tests run); tests run it explicitly.
 DELLM_DISK_RECLAIM_IN_PROCESS = False
-# The suite's own process loads models when a test first needs them; the servers and workers it starts warm up
-# as in production (they run on dellm_site.settings).
+# The suite's own process loads models when a test first needs them, and so do the servers and workers it starts
+# (tests/conftest.py's app_env turns their warm start off; the warm-start tests turn it on).
 DELLM_WARM_AT_START = False
