@@ -34,10 +34,10 @@ def _resume_on_worker_start(sender=None, **kwargs):
 
 
 @shared_task
-def forget_job_task(request_id: str, full_scan: bool | None = None) -> None:
+def forget_job_task(request_id: str, full_scan: bool | None = None, owner_id: int | None = None) -> None:
     """Execute and verify a large confirmed deletion, writing its progress (``forgetting.jobs``). Not retried
     here: a failed job leaves the request executing, resumed like any interrupted one."""
-    job_run(request_id, full_scan=full_scan)
+    job_run(request_id, full_scan=full_scan, owner_id=owner_id)
 
 
 @shared_task(bind=True, **RETRY)

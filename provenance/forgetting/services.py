@@ -244,7 +244,7 @@ def forget_confirm(
             in_background = is_large(request.target_ids)  # interrupted: resumed here, or as a job again
         if in_background:
             job_create(request_pk=request.pk, total=len(request.target_ids))
-            job_start(request_pk=request.pk, full_scan=full_scan or None)
+            job_start(request_pk=request.pk, full_scan=full_scan or None, owner_id=user.pk)
     if expired:
         raise ApplicationError("This preview has expired; ask again to get a fresh one.", code="expired", status=410)
     if in_background is not False:
