@@ -201,7 +201,7 @@ class ChatConsumer(AsyncWebsocketConsumer):
         then ``forget_done`` (or an error frame if the job failed: the deletion stays resumable)."""
         sent = None
         while not self.gone:
-            status = await database_sync_to_async(forget_job_status)(request_pk=request_id)
+            status = await database_sync_to_async(forget_job_status)(request_pk=request_id, owner_id=self.user.pk)
             if status.get("status") == "completed":
                 data = await database_sync_to_async(manifest_data)(user=self.user, manifest=status)
                 await self.send_json({"type": "forget_done", "manifest": data})

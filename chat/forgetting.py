@@ -32,21 +32,23 @@ def conversation_scope(*, user, scope_id, lock: bool = False) -> list[int]:
     ]
 
 
-def _retitle(*, titles: dict[int, set[str]]) -> None:
-    """A conversation titled after a deleted message takes the title of its first surviving one."""
-    for conversation in Conversation.objects.filter(pk__in=titles):
+def _retitle(*, user, titles: dict[int, set[str]]) -> None:
+    """A conversation of the user's titled after a deleted message takes the title of its first surviving one."""
+    for conversation in Conversation.objects.filter(pk__in=titles, owner=user):
         if conversation.title and conversation.title in titles[conversation.pk]:
-            first = conversation.messages.filter(role=Role.USER).order_by("pk").first()
+            first = conversation.messages.filter(role=Role.USER, node_owner=user).order_by("pk").first()
             conversation.title = conversation_title_from(first.content) if first else ""
-            conversation.save(update_fields=["title"])
+            Conversation.objects.filter(pk=conversation.pk, owner=user).update(title=conversation.title)
 
 
-def _questions_of(*, replies: list[Message]) -> set[int]:
+def _questions_of(*, user, replies: list[Message]) -> set[int]:
     """The questions the replies answered (for a reply stored without one: the user message before it)."""
     questions = set()
     for reply in replies:
         question_id = reply.question_id or (
-            Message.objects.filter(conversation_id=reply.conversation_id, role=Role.USER, pk__lt=reply.pk)
+            Message.objects.filter(
+                conversation_id=reply.conversation_id, node_owner=user, role=Role.USER, pk__lt=reply.pk
+            )
             .order_by("-pk")
             .values_list("pk", flat=True)
             .first()
@@ -60,21 +62,23 @@ def on_erasure_pending(sender, *, user, node_ids, scope, **kwargs):
     """Collect what the titles were derived from and which questions lose their reply; return what to
     do once the rows are gone."""
     titles: dict[int, set[str]] = {}
-    for conversation_id, content in Message.objects.filter(pk__in=node_ids).values_list("conversation_id", "content"):
+    mine = Message.objects.filter(node_owner=user)  # the deleted ids are the user's
+    for conversation_id, content in mine.filter(pk__in=node_ids).values_list("conversation_id", "content"):
         titles.setdefault(conversation_id, set()).add(conversation_title_from(content))
-    questions = _questions_of(
-        replies=list(Message.objects.filter(pk__in=node_ids, role=Role.ASSISTANT).only("conversation_id", "question"))
-    ) - set(node_ids)
+    replies = mine.filter(pk__in=node_ids, role=Role.ASSISTANT).only("conversation_id", "question")
+    questions = _questions_of(user=user, replies=list(replies)) - set(node_ids)
 
     def finish() -> dict:
         removed = 0
         if scope is not None and scope[0] == "conversation" and user is not None:
             removed = 1 if Conversation.objects.filter(pk=scope[1], owner=user).delete()[0] else 0
-        Message.objects.filter(pk__in=questions, replies__isnull=True).update(reply_removed=True)
+        Message.objects.filter(pk__in=questions, node_owner=user, replies__isnull=True).update(reply_removed=True)
         # A conversation left with nothing in it goes too (one with a kept summary stays: it is not empty).
-        emptied = Conversation.objects.filter(pk__in=titles, messages__isnull=True, summaries__isnull=True)
+        emptied = Conversation.objects.filter(
+            pk__in=titles, owner=user, messages__isnull=True, summaries__isnull=True
+        )
         removed += emptied.delete()[1].get(Conversation._meta.label, 0)
-        _retitle(titles=titles)
+        _retitle(user=user, titles=titles)
         return {"conversations": removed}
 
     return finish

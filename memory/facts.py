@@ -24,9 +24,13 @@ if TYPE_CHECKING:
     from dellm_site.types import User
 
 
-def sources_lock(ids: list[int]) -> set[int]:
-    """Lock the given nodes (in id order, like every writer) and return those that still exist."""
-    return set(Node.objects.select_for_update().filter(pk__in=ids).order_by("pk").values_list("pk", flat=True))
+def sources_lock(ids: list[int], owner_id: int | None = None) -> set[int]:
+    """Lock the given nodes (``owner_id``'s, where known; in id order, like every writer) and return those that
+    still exist."""
+    nodes = Node.objects.select_for_update().filter(pk__in=ids)
+    if owner_id is not None:
+        nodes = nodes.filter(owner_id=owner_id)
+    return set(nodes.order_by("pk").values_list("pk", flat=True))
 
 
 def embedding_enqueue(node_id: int, owner_id: int | None = None) -> None:
@@ -34,13 +38,19 @@ def embedding_enqueue(node_id: int, owner_id: int | None = None) -> None:
     transaction.on_commit(lambda: embed_node.delay(node_id, owner_id))
 
 
-def facts_extract(*, message_id: int, rebuild_of: int | None = None, after_version: int = 0) -> list[Fact]:
+def facts_extract(
+    *, message_id: int, rebuild_of: int | None = None, after_version: int = 0, owner_id: int | None = None
+) -> list[Fact]:
     """Extract the facts a user message states about the user (idempotent per message). As a
-    rebuild, it re-derives only the facts of the message that are no longer there."""
-    message = Node.objects.user_messages().filter(pk=message_id).first()
+    rebuild, it re-derives only the facts of the message that are no longer there. ``owner_id``: the message's
+    owner, where known (looked up otherwise); every read and write goes through it."""
+    messages = Node.objects.user_messages().filter(pk=message_id)
+    if owner_id is not None:
+        messages = messages.filter(owner_id=owner_id)
+    message = messages.first()
     if message is None:
         return []
-    existing = Fact.objects.filter(in_edges__src_id=message_id, rectified=False)
+    existing = Fact.objects.filter(in_edges__src_id=message_id, owner_id=message.owner_id, rectified=False)
     if rebuild_of is None and existing.exists():
         return list(existing)
     if not states_facts(message.content):
@@ -50,7 +60,7 @@ def facts_extract(*, message_id: int, rebuild_of: int | None = None, after_versi
     if not texts:
         return []
     with transaction.atomic():
-        if not sources_lock([message_id]):
+        if not sources_lock([message_id], owner_id=message.owner_id):
             return []  # forgotten meanwhile: derive nothing from it
         if rebuild_of is None and existing.exists():
             return list(existing)

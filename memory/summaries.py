@@ -33,15 +33,22 @@ class SummaryResult:
     sources: list[int]
 
 
-def summary_refresh(*, conversation_id: int, rebuild_of: int | None = None, after_version: int = 0) -> SummaryResult:
+def summary_refresh(
+    *, conversation_id: int, rebuild_of: int | None = None, after_version: int = 0, owner_id: int | None = None
+) -> SummaryResult:
     """(Re)build the summary of a conversation from its current user messages. The previous
-    summary is superseded (kept for provenance, never given to the LLM again)."""
+    summary is superseded (kept for provenance, never given to the LLM again). ``owner_id``: the conversation's
+    owner, where known (looked up otherwise); every read and write goes through it."""
+    known = owner_id
     for _ in range(3):
-        owner_id = Conversation.objects.filter(pk=conversation_id).values_list("owner_id", flat=True).first()
+        conversations = Conversation.objects.filter(pk=conversation_id)
+        if known is not None:
+            conversations = conversations.filter(owner_id=known)
+        owner_id = conversations.values_list("owner_id", flat=True).first()
         if owner_id is None:
             return SummaryResult(None, [])
         sources = list(
-            Node.objects.user_messages().in_conversation(conversation_id).filter(retrievable=True)
+            Node.objects.user_messages().in_conversation(conversation_id).filter(owner_id=owner_id, retrievable=True)
             .order_by("-pk")
             .values_list("pk", "content")[: settings.DELLM_SUMMARY_MAX_SOURCES]
         )[::-1]
@@ -50,11 +57,11 @@ def summary_refresh(*, conversation_id: int, rebuild_of: int | None = None, afte
         try:
             with transaction.atomic():
                 source_ids = [pk for pk, _ in sources]
-                if sources_lock(source_ids) != set(source_ids):
+                if sources_lock(source_ids, owner_id=owner_id) != set(source_ids):
                     raise SourcesChanged
-                if not Conversation.objects.select_for_update().filter(pk=conversation_id).exists():
+                if not Conversation.objects.select_for_update().filter(pk=conversation_id, owner_id=owner_id).exists():
                     return SummaryResult(None, [])
-                previous = Summary.objects.filter(conversation_id=conversation_id)
+                previous = Summary.objects.filter(conversation_id=conversation_id, node_owner_id=owner_id)
                 version = max(previous.aggregate(v=Max("version"))["v"] or 0, after_version) + 1
                 for old in previous.filter(status=DerivedStatus.ACTIVE):
                     old.status = DerivedStatus.SUPERSEDED

@@ -34,27 +34,37 @@ def _resume_on_worker_start(sender=None, **kwargs):
 
 
 @shared_task
-def forget_job_task(request_id: str, full_scan: bool | None = None) -> None:
+def forget_job_task(request_id: str, full_scan: bool | None = None, owner_id: int | None = None) -> None:
     """Execute and verify a large confirmed deletion, writing its progress (``forgetting.jobs``). Not retried
     here: a failed job leaves the request executing, resumed like any interrupted one."""
-    job_run(request_id, full_scan=full_scan)
+    job_run(request_id, full_scan=full_scan, owner_id=owner_id)
 
 
 @shared_task(bind=True, **RETRY)
 def derived_rebuild_task(
-    self, request_id: str, kind: str, old_id: int, sources: list[int], conversation_id: int | None, version: int = 0
+    self,
+    request_id: str,
+    kind: str,
+    old_id: int,
+    sources: list[int],
+    conversation_id: int | None,
+    version: int = 0,
+    owner_id: int | None = None,
 ):
-    """Rebuild a derived record dropped by a deletion, then report it on the request's manifest."""
+    """Rebuild a derived record dropped by a deletion, then report it on the request's manifest. ``owner_id``:
+    the request's owner (every row is then read and written through it; absent from jobs queued before it was
+    passed)."""
     try:
         entry = derived_rebuild(
-            kind=kind, old_id=old_id, sources=sources, conversation_id=conversation_id, version=version
+            kind=kind, old_id=old_id, sources=sources, conversation_id=conversation_id, version=version,
+            owner_id=owner_id,
         )
     except Exception as exc:
         if self.request.retries >= self.max_retries:
             failed = {"status": "failed", "error": type(exc).__name__}
-            rebuild_finished(request_pk=request_id, old_id=old_id, entry=failed)
+            rebuild_finished(request_pk=request_id, old_id=old_id, entry=failed, owner_id=owner_id)
         raise
-    rebuild_finished(request_pk=request_id, old_id=old_id, entry=entry)
+    rebuild_finished(request_pk=request_id, old_id=old_id, entry=entry, owner_id=owner_id)
     return entry
 
 

@@ -80,8 +80,8 @@ def test_a_deletion_that_would_remove_rows_outside_its_manifest_is_rolled_back(u
 
     real_delete = execution.nodes_delete
 
-    def delete_too_much(*, ids):
-        real_delete(ids=ids)
+    def delete_too_much(*, user, ids):
+        real_delete(user=user, ids=ids)
         Conversation.objects.filter(pk=other.pk).delete()  # a cascade nobody planned
 
     monkeypatch.setattr(execution, "nodes_delete", delete_too_much)

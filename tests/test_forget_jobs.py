@@ -81,8 +81,8 @@ def test_a_large_deletion_runs_as_a_job_whose_progress_is_polled(api, user, smal
     read_meanwhile = []
     real_delete = execution.nodes_delete
 
-    def delete_and_look(*, ids):
-        real_delete(ids=ids)
+    def delete_and_look(*, user, ids):
+        real_delete(user=user, ids=ids)
         # Another connection sees how far the wipe is while its transaction is still open.
         other = connections.create_connection("default")
         try:

@@ -103,3 +103,22 @@ def test_without_workers_any_users_forget_action_sweeps(user, other_user):
     call_command("forget_resume")
     again.refresh_from_db()
     assert again.status == "expired" and again.working == {} and "Sheldon" not in str(again.plan)
+
+
+def test_with_workers_a_forget_action_sweeps_only_its_users_previews(user, other_user, settings):
+    settings.DELLM_FORGET_SWEEP_ON_REQUEST = False  # the beat sweeps everyone's (above)
+    theirs = _related_preview(user)
+    mine_conversation = services.conversation_create(user=other_user)
+    say(other_user, mine_conversation, "I have a tortoise called Sheldon.")
+    mine = forget.forget_preview(user=other_user, mode="keyword", query="Sheldon")
+    stale = timezone.now() - timedelta(seconds=1)
+    DeletionRequest.objects.filter(pk__in=[theirs.pk, mine.pk]).update(expires_at=stale)
+
+    forget.forget_preview(user=other_user, mode="keyword", query="anything")
+    mine.refresh_from_db()
+    assert mine.status == "expired" and mine.working == {}
+    theirs.refresh_from_db()  # left to the beat's sweep
+    assert theirs.status == "previewed" and theirs.working
+    assert previews_expire_task.delay().get() == 1
+    theirs.refresh_from_db()
+    assert theirs.status == "expired" and theirs.working == {}

@@ -311,6 +311,10 @@ DELLM_FORGET_JOB_MIN_ITEMS = env.int("DELLM_FORGET_JOB_MIN_ITEMS", default=2000)
 DELLM_FORGET_PREVIEW_PAGE = env.int("DELLM_FORGET_PREVIEW_PAGE", default=200)
 # Minutes a preview stays confirmable.
 DELLM_FORGET_PREVIEW_MINUTES = env.int("DELLM_FORGET_PREVIEW_MINUTES", default=15)
+# Every forget action (preview, confirmation, cancellation) also expires everyone's stale previews, not only its
+# user's. On by default without workers (no beat schedule runs the sweep); with workers the beat does it every
+# minute, and a forget action reads and writes only its user's rows.
+DELLM_FORGET_SWEEP_ON_REQUEST = env.bool("DELLM_FORGET_SWEEP_ON_REQUEST", default=CELERY_TASK_ALWAYS_EAGER)
 # The web server finishes interrupted deletions in a background thread at start-up (`make run` turns it on).
 DELLM_FORGET_RESUME_AT_START = env.bool("DELLM_FORGET_RESUME_AT_START", default=False)
 # Key of the pseudonymous references in the audit log (defaults to a key derived from SECRET_KEY).

@@ -73,28 +73,53 @@ def _lock_closure(*, user, request: DeletionRequest, vectors: list[list[float]] 
 WIPE_CHUNK = 500
 
 
-def _wipe(*, ids: set[int], progress=None) -> dict:
-    """Remove the nodes, their vectors and every edge touching them (in one transaction; the nodes in chunks,
-    so a job's ``progress`` can be told how far it is). Returns counts per store."""
-    kinds = dict(Node.objects.filter(pk__in=ids).values_list("pk", "kind"))
+def _wipe(*, user, ids: set[int], progress=None) -> dict:
+    """Remove the user's nodes, their vectors and every edge touching them (in one transaction; the nodes in
+    chunks, so a job's ``progress`` can be told how far it is). Returns counts per store."""
+    kinds = dict(Node.objects.filter(pk__in=ids, owner=user).values_list("pk", "kind"))
     counts = {
         "messages": sum(1 for k in kinds.values() if k == NodeKind.MESSAGE),
         "summaries": sum(1 for k in kinds.values() if k == NodeKind.SUMMARY),
         "facts": sum(1 for k in kinds.values() if k == NodeKind.FACT),
     }
-    counts["edges"] = Edge.objects.filter(Q(src_id__in=ids) | Q(dst_id__in=ids)).delete()[0]
-    counts["embeddings"] = Embedding.objects.filter(node_id__in=ids).delete()[0]
+    counts["edges"] = Edge.objects.filter(Q(src_id__in=ids) | Q(dst_id__in=ids), owner=user).delete()[0]
+    counts["embeddings"] = Embedding.objects.filter(node_id__in=ids, owner=user).delete()[0]
     ordered = sorted(ids)
     for start in range(0, len(ordered), WIPE_CHUNK):
-        nodes_delete(ids=set(ordered[start : start + WIPE_CHUNK]))
+        nodes_delete(user=user, ids=set(ordered[start : start + WIPE_CHUNK]))
         if progress is not None:
             progress("wiping", min(len(ordered), start + WIPE_CHUNK), len(ordered))
     return counts
 
 
-def nodes_delete(*, ids: set[int]) -> None:
-    """Delete the nodes themselves (their kind's own rows go with them); the last step of the wipe."""
-    Node.objects.filter(pk__in=ids).delete()
+def _nodes_delete_sql() -> list[str]:
+    """What deleting nodes takes with it (the cascades of Node and its kinds), each statement routed by the
+    owner: the edges and vectors that touch them, the links to them that are cleared (a superseded fact, a
+    reply's question), then each kind's own rows (which keep a copy of the owner) and the nodes themselves."""
+    # The message kind's model, reached through the node's parent link rather than an import of chat.
+    message = Node._meta.get_field("message").related_model._meta.db_table
+    edge, embedding, fact, summary, node = (m._meta.db_table for m in (Edge, Embedding, Fact, Summary, Node))
+    ids = "= ANY(%(ids)s)"
+    return [
+        f'DELETE FROM "{edge}" WHERE owner_id = %(owner)s AND (src_id {ids} OR dst_id {ids})',
+        f'DELETE FROM "{embedding}" WHERE owner_id = %(owner)s AND node_id {ids}',
+        f'UPDATE "{fact}" SET supersedes_id = NULL WHERE owner_id = %(owner)s AND supersedes_id {ids}',
+        f'UPDATE "{message}" SET question_id = NULL WHERE owner_id = %(owner)s AND question_id {ids}',
+        *(
+            f'DELETE FROM "{table}" WHERE owner_id = %(owner)s AND node_ptr_id {ids}'
+            for table in (fact, summary, message)
+        ),
+        f'DELETE FROM "{node}" WHERE owner_id = %(owner)s AND id {ids}',
+    ]
+
+
+def nodes_delete(*, user, ids: set[int]) -> None:
+    """Delete the user's nodes themselves (their kind's own rows go with them); the last step of the wipe."""
+    if user is None or not ids:
+        return
+    with connection.cursor() as cursor:
+        for statement in _nodes_delete_sql():
+            cursor.execute(statement, {"owner": user.pk, "ids": sorted(ids)})
 
 
 def node_rows_deleted() -> int:
@@ -111,9 +136,11 @@ def node_rows_deleted() -> int:
 def _erase_exactly(*, user, ids: set[int], scope: tuple[str, int] | None, progress=None) -> dict:
     """Run the erasure and check that the rows it removed are exactly ``ids``; else roll it back, loudly."""
     before = node_rows_deleted()
-    counts = erasure_run(user=user, node_ids=ids, scope=scope, wipe=lambda: _wipe(ids=ids, progress=progress))
+    counts = erasure_run(
+        user=user, node_ids=ids, scope=scope, wipe=lambda: _wipe(user=user, ids=ids, progress=progress)
+    )
     removed = node_rows_deleted() - before
-    left = set(Node.objects.filter(pk__in=ids).values_list("pk", flat=True))
+    left = set(Node.objects.filter(pk__in=ids, owner=user).values_list("pk", flat=True))
     if removed != len(ids) or left:
         logger.error(
             "erasure removed %s node rows for a confirmed set of %s (%s left); rolled back",
@@ -129,13 +156,13 @@ def _erase_exactly(*, user, ids: set[int], scope: tuple[str, int] | None, progre
     return counts
 
 
-def _derived_to_rebuild(*, ids: set[int], named: set[int]) -> list[dict]:
+def _derived_to_rebuild(*, user, ids: set[int], named: set[int]) -> list[dict]:
     """Derived records in the confirmed set. An active one is rebuilt from its surviving sources
     (a summary that merely mentions the forgotten text still summarises the rest); one the user
     named by id (erase), one already superseded, or one the user wrote is just dropped."""
     out = []
-    records = list(Fact.objects.filter(pk__in=ids)) + list(Summary.objects.filter(pk__in=ids))
-    sources = context_ids(node_ids=[r.pk for r in records])
+    records = list(Fact.objects.filter(pk__in=ids, owner=user)) + list(Summary.objects.filter(pk__in=ids, owner=user))
+    sources = context_ids(node_ids=[r.pk for r in records], owner=user)
     for record in records:
         reason = None
         if record.pk in named:
@@ -161,24 +188,31 @@ def _derived_to_rebuild(*, ids: set[int], named: set[int]) -> list[dict]:
     return out
 
 
-def _target_vectors(request_pk: RequestId) -> list[list[float]] | None:
+def _requests(request_pk: RequestId, owner_id: int | None):
+    """The request, read through its owner where known (``owner_id``)."""
+    requests = DeletionRequest.objects.filter(pk=request_pk)
+    return requests if owner_id is None else requests.filter(owner_id=owner_id)
+
+
+def _target_vectors(request_pk: RequestId, owner_id: int | None = None) -> list[list[float]] | None:
     """The vectors of a request in words' targets, to match what was stored since its preview."""
-    request = DeletionRequest.objects.filter(pk=request_pk).only("mode", "working").first()
+    request = _requests(request_pk, owner_id).only("mode", "working").first()
     if request is None or request.mode not in VECTOR_MODES:
         return None
     targets = [t for t in request.working.get("target", "").split("; ") if t.strip()]
     return [[float(x) for x in v] for v in get_embedder().embed(targets)] if targets else None
 
 
-def execute(request_pk: RequestId, *, progress=None) -> None:
+def execute(request_pk: RequestId, *, owner_id: int | None = None, progress=None) -> None:
     """Wipe the confirmed set of an executing request in one transaction, then queue the rebuilds. ``progress``
-    (a background job's, ``jobs``) hears ``(stage, done, total)`` as it goes."""
+    (a background job's, ``jobs``) hears ``(stage, done, total)`` as it goes. ``owner_id``: the request's owner,
+    where known (the request is then read by it)."""
     started = time.monotonic()
     if progress is not None:
         progress("locking")
-    vectors = _target_vectors(request_pk)  # outside the transaction: no row is locked while embedding
+    vectors = _target_vectors(request_pk, owner_id)  # outside the transaction: no row is locked while embedding
     with transaction.atomic():
-        request = DeletionRequest.objects.select_for_update().get(pk=request_pk)
+        request = _requests(request_pk, owner_id).select_for_update().get()
         if request.status != DeletionStatus.EXECUTING:
             return
         user = request.owner
@@ -186,13 +220,14 @@ def execute(request_pk: RequestId, *, progress=None) -> None:
         if progress is not None:
             progress("wiping", 0, len(ids))
         derived = _derived_to_rebuild(
+            user=user,
             ids=ids, named={e["id"] for e in request.plan.get("matched", []) if e["reason"] in NAMING_REASONS}
         )
         if user is not None:
             # What verification will look for in pieces: the distinctive words of the request and of the
             # matched items, read while they still exist.
             matched = {e["id"] for e in request.plan.get("matched", [])} & ids
-            texts = list(Node.objects.filter(pk__in=matched).values_list("content", flat=True))
+            texts = list(Node.objects.filter(pk__in=matched, owner=user).values_list("content", flat=True))
             request.working["residue"] = residue_tokens(texts=[*request.working.get("terms", []), *texts])
         scope_id = request.plan.get("conversation")
         scope = ("conversation", scope_id) if request.mode == "conversation" and scope_id else None
@@ -215,10 +250,10 @@ def execute(request_pk: RequestId, *, progress=None) -> None:
         ).to_dict()
         request.save(update_fields=["plan", "target_ids", "status", "manifest", "working"])
         audit_wiped(request=request, counts=counts, ids=ids)
-        transaction.on_commit(lambda: _after_wipe(request_pk=request.pk, derived=derived))
+        transaction.on_commit(lambda: _after_wipe(request_pk=request.pk, owner_id=request.owner_id, derived=derived))
 
 
-def _after_wipe(*, request_pk, derived: list[dict]) -> None:
+def _after_wipe(*, request_pk, owner_id: int | None, derived: list[dict]) -> None:
     """After the wipe commits: rebuild what was derived from the deleted items; reclaim disk soon, in the
     background and together with the other erasures of that time (``maintenance``)."""
     from ..tasks import derived_rebuild_task  # tasks call back into this module
@@ -227,16 +262,18 @@ def _after_wipe(*, request_pk, derived: list[dict]) -> None:
         record = item["record"]
         if record.status == "pending":
             derived_rebuild_task.delay(
-                str(request_pk), record.kind, record.id, item["sources"], item["conversation"], record.version
+                str(request_pk), record.kind, record.id, item["sources"], item["conversation"], record.version,
+                owner_id,
             )
     disk_reclaim_schedule()
 
 
-def rebuild_finished(*, request_pk: RequestId, old_id: int, entry: dict) -> None:
+def rebuild_finished(*, request_pk: RequestId, old_id: int, entry: dict, owner_id: int | None = None) -> None:
     """Record a rebuild's outcome on the manifest; once none is pending, check the rebuilt
-    records for the deleted content and drop the request's working text."""
+    records for the deleted content and drop the request's working text. ``owner_id``: the request's owner,
+    where known."""
     with transaction.atomic():
-        request = DeletionRequest.objects.select_for_update().filter(pk=request_pk).first()
+        request = _requests(request_pk, owner_id).select_for_update().first()
         if request is None:
             return
         manifest = Manifest.from_dict(request.manifest)
@@ -289,6 +326,7 @@ def rebuild_retry(*, request_pk: RequestId, old_id: int) -> None:
         retry = record.retry
         transaction.on_commit(
             lambda: derived_rebuild_task.delay(
-                str(request_pk), record.kind, record.id, retry["sources"], retry["conversation"], record.version
+                str(request_pk), record.kind, record.id, retry["sources"], retry["conversation"], record.version,
+                request.owner_id,
             )
         )

@@ -99,13 +99,14 @@ def job_progress(request_pk: RequestId) -> dict | None:
     return data
 
 
-def job_run(request_pk: RequestId, *, full_scan: bool | None = None) -> None:
-    """Execute and verify a confirmed request, writing its progress; a failure leaves it executing."""
+def job_run(request_pk: RequestId, *, full_scan: bool | None = None, owner_id: int | None = None) -> None:
+    """Execute and verify a confirmed request (``owner_id``'s, where known), writing its progress; a failure
+    leaves it executing."""
     from .services import confirmed_run  # services start jobs; the job runs the services' steps
 
     progress = ProgressWriter(request_pk)
     try:
-        confirmed_run(request_pk, full_scan=full_scan, progress=progress)
+        confirmed_run(request_pk, owner_id=owner_id, full_scan=full_scan, progress=progress)
         progress(Stage.COMPLETED)
     except Exception as exc:
         progress(Stage.FAILED, error=type(exc).__name__)
@@ -114,26 +115,26 @@ def job_run(request_pk: RequestId, *, full_scan: bool | None = None) -> None:
         progress.close()
 
 
-def _in_thread(request_pk: RequestId, full_scan: bool | None) -> None:
+def _in_thread(request_pk: RequestId, full_scan: bool | None, owner_id: int | None) -> None:
     try:
-        job_run(request_pk, full_scan=full_scan)
+        job_run(request_pk, full_scan=full_scan, owner_id=owner_id)
     except Exception:  # recorded on the job; the request is resumed later
         logger.exception("deletion job %s failed; the request stays executing, to be resumed", request_pk)
     finally:
         connection.close()
 
 
-def job_start(*, request_pk: RequestId, full_scan: bool | None = None) -> None:
+def job_start(*, request_pk: RequestId, full_scan: bool | None = None, owner_id: int | None = None) -> None:
     """Run the job once the confirmation commits: a Celery task with workers, else a thread of this process."""
 
     def start():
         if settings.CELERY_TASK_ALWAYS_EAGER:
             threading.Thread(
-                target=_in_thread, args=(request_pk, full_scan), name=f"forget-job-{request_pk}", daemon=True
+                target=_in_thread, args=(request_pk, full_scan, owner_id), name=f"forget-job-{request_pk}", daemon=True
             ).start()
         else:
             from ..tasks import forget_job_task  # tasks call back into this package
 
-            forget_job_task.delay(str(request_pk), full_scan)
+            forget_job_task.delay(str(request_pk), full_scan, owner_id)
 
     transaction.on_commit(start)

@@ -156,5 +156,7 @@ def match_now(
         found = resolved_matches(user=user, targets=targets, vectors=vectors, threshold=threshold)[0]
     else:
         found = match(user=user, mode=mode, query=query)
-    recent = set(Node.objects.filter(pk__in=list(found), created_at__gte=since).values_list("pk", flat=True))
+    recent = set(
+        Node.objects.filter(pk__in=list(found), owner=user, created_at__gte=since).values_list("pk", flat=True)
+    )
     return {pk: m for pk, m in found.items() if pk in recent}

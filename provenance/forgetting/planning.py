@@ -41,17 +41,19 @@ def explanation(path: list[int], nodes: dict[int, Node]) -> str:
     return steps[0] + " in its context" + "".join(f", and {s}" for s in steps[1:])
 
 
-def derived_orphans(*, ids: set[int]) -> dict[int, int]:
-    """Derived records outside ``ids`` all of whose sources are in ``ids``, each with one of its sources."""
+def derived_orphans(*, user: User, ids: set[int]) -> dict[int, int]:
+    """Derived records outside ``ids`` (the user's) all of whose sources are in ``ids``, each with one of its
+    sources."""
     if not ids:
         return {}
+    edges = Edge.objects.filter(owner=user)
     built = dict(
-        Edge.objects.filter(src_id__in=ids, dst__kind__in=DERIVED_KINDS)
+        edges.filter(src_id__in=ids, dst__kind__in=DERIVED_KINDS)
         .exclude(dst_id__in=ids)
         .order_by("dst_id", "src_id")
         .values_list("dst_id", "src_id")
     )
-    backed = set(Edge.objects.filter(dst_id__in=list(built)).exclude(src_id__in=ids).values_list("dst_id", flat=True))
+    backed = set(edges.filter(dst_id__in=list(built)).exclude(src_id__in=ids).values_list("dst_id", flat=True))
     return {pk: source for pk, source in built.items() if pk not in backed}
 
 
@@ -60,7 +62,7 @@ def dep_closed(
 ) -> dict[int, DepEntry]:
     """Dep(M) within ``depth``, less what is kept, plus the derived records left with no other source."""
     dep = {pk: e for pk, e in dep_explained(user=user, seeds=seeds, max_depth=depth).items() if pk not in kept}
-    for pk, source in derived_orphans(ids=set(dep)).items():
+    for pk, source in derived_orphans(user=user, ids=set(dep)).items():
         if pk not in kept:
             via = dep[source]
             dep[pk] = DepEntry(id=pk, depth=via.depth + 1, path=[*via.path, pk])
@@ -70,7 +72,7 @@ def dep_closed(
 def plan(*, user: User, matched: dict[int, Match], depth: int | None) -> dict:
     """The preview's content: matched, tainted (with shortest path and explanation), derived."""
     dep = dep_closed(user=user, seeds=set(matched), depth=depth)
-    nodes = Node.objects.select_related("message").in_bulk(list(dep))
+    nodes = Node.objects.filter(owner=user).select_related("message").in_bulk(list(dep))
     out: dict = {"matched": [], "tainted": [], "derived": []}
     for pk, m in sorted(matched.items()):
         entry = {"id": pk, "reason": m.reason}

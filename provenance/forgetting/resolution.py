@@ -183,7 +183,7 @@ def _resolve(*, user, targets: Iterable[str], vectors: list[list[float]] | None 
     items: dict[int, tuple[str, str]] = {}
     for target, vector in zip(targets, vectors, strict=True):
         ranked = _score_target(user=user, target=target, vector=vector, statements=statements)
-        rows = Node.objects.filter(pk__in=[c.id for c in ranked]).values_list("pk", "kind", "content")
+        rows = Node.objects.filter(pk__in=[c.id for c in ranked], owner=user).values_list("pk", "kind", "content")
         items.update({pk: (kind, content) for pk, kind, content in rows})
         ranked = [c for c in ranked if c.id in items]
         if not ranked:
@@ -199,7 +199,7 @@ def _resolve(*, user, targets: Iterable[str], vectors: list[list[float]] | None 
                 offered += 1
     # A matched fact names what it was taken from.
     facts = [pk for pk in matched if items[pk][0] == NodeKind.FACT]
-    for fact_id, sources in context_ids(node_ids=facts).items():
+    for fact_id, sources in context_ids(node_ids=facts, owner=user).items():
         for source in sources:
             if source not in matched:
                 found = matched[fact_id]

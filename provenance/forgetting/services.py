@@ -58,19 +58,24 @@ def _validate(*, mode, query, message_ids, threshold, depth, conversation_id) ->
     return query, threshold
 
 
-def _working_set(*, mode: str, query: str, matched: dict[int, Match], vectors: list[list[float]]) -> dict:
+def _working_set(
+    *, user: User, mode: str, query: str, matched: dict[int, Match], vectors: list[list[float]]
+) -> dict:
     """What verification will scan for: the request's words, or the matched texts, and vectors.
     Kept only until the request completes or expires."""
     ids = sorted(matched)[:MAX_STORED_VECTORS]
     if mode in TEXT_MODES:
         terms = [t for t in query.split("; ") if t.strip()]
     else:
-        terms = list(Node.objects.filter(pk__in=ids).values_list("content", flat=True))  # an erased fact's own words
+        # An erased fact's own words.
+        terms = list(Node.objects.filter(pk__in=ids, owner=user).values_list("content", flat=True))
     # Only the matched *messages* define what must not survive: a matched summary also holds other,
     # innocent content, and its rebuilt successor would otherwise be flagged for that.
     stored = [
         list(map(float, v))
-        for v in Embedding.objects.filter(node_id__in=ids, node__kind=NodeKind.MESSAGE).values_list("vector", flat=True)
+        for v in Embedding.objects.filter(node_id__in=ids, owner=user, node__kind=NodeKind.MESSAGE).values_list(
+            "vector", flat=True
+        )
     ]
     return {"terms": terms, "vectors": stored + list(vectors)}
 
@@ -91,14 +96,16 @@ def request_targets(text: str) -> list[str]:
 
 
 @transaction.atomic
-def previews_expire() -> int:
-    """Expire every preview past its time, anyone's, dropping its words; returns how many. Run every
-    minute by Celery beat where there are workers; without them (in-process tasks) on every preview,
-    confirmation and cancellation, at start-up and by ``manage.py forget_resume``. A preview locked
-    by its own confirmation right now is left to it."""
+def previews_expire(*, owner: User | None = None) -> int:
+    """Expire every preview past its time, anyone's (only ``owner``'s when given), dropping its words; returns
+    how many. Run every minute by Celery beat where there are workers; without them (in-process tasks) on every
+    preview, confirmation and cancellation (``_previews_sweep``), at start-up and by ``manage.py forget_resume``.
+    A preview locked by its own confirmation right now is left to it."""
     stale = DeletionRequest.objects.select_for_update(skip_locked=True).filter(
         status=DeletionStatus.PREVIEWED, expires_at__lte=timezone.now()
     )
+    if owner is not None:
+        stale = stale.filter(owner=owner)
     count = 0
     for request in stale:
         request.expire()
@@ -106,9 +113,18 @@ def previews_expire() -> int:
     return count
 
 
+def _previews_sweep(user: User) -> None:
+    """The sweep a forget action runs: the user's own stale previews, and everyone's where no beat schedule
+    runs it (DELLM_FORGET_SWEEP_ON_REQUEST)."""
+    if settings.DELLM_FORGET_SWEEP_ON_REQUEST:
+        previews_expire()
+    else:
+        previews_expire(owner=user)
+
+
 def forget_cancel(*, user: User, request_id: RequestId) -> None:
     """Abandon a preview: it can no longer be confirmed and its working text is dropped now."""
-    previews_expire()
+    _previews_sweep(user)
     with transaction.atomic():
         request = deletion_request_get(user=user, request_id=request_id, lock=True)
         if request.status == DeletionStatus.PREVIEWED:
@@ -127,7 +143,7 @@ def forget_preview(
     conversation_id: int | None = None,
 ) -> DeletionRequest:
     """Plan a deletion and store it as a preview. Nothing is deleted."""
-    previews_expire()  # stale previews (anyone's) lose their words now, with or without a beat schedule
+    _previews_sweep(user)  # stale previews lose their words now, with or without a beat schedule
     disk_reclaim_schedule(after_wipe=False)  # without workers: maintenance left due by an ended process
     query, threshold = _validate(
         mode=mode,
@@ -169,7 +185,7 @@ def forget_preview(
         threshold=threshold,
         expires_at=timezone.now() + timedelta(minutes=settings.DELLM_FORGET_PREVIEW_MINUTES),
         plan=the_plan,
-        working={**_working_set(mode=mode, query=query, matched=matched, vectors=vectors), "target": query},
+        working={**_working_set(user=user, mode=mode, query=query, matched=matched, vectors=vectors), "target": query},
     )
 
 
@@ -186,7 +202,7 @@ def forget_confirm(
     ``full_scan`` verifies by scanning every surviving item (``verification``). A large confirmed set
     (``jobs``) is wiped in the background: this returns ``forget_job_status`` at once.
     Idempotent: confirming again returns the same manifest; an interrupted execution is resumed."""
-    previews_expire()
+    _previews_sweep(user)
     expired = False
     in_background = False
     with transaction.atomic():
@@ -228,29 +244,32 @@ def forget_confirm(
             in_background = is_large(request.target_ids)  # interrupted: resumed here, or as a job again
         if in_background:
             job_create(request_pk=request.pk, total=len(request.target_ids))
-            job_start(request_pk=request.pk, full_scan=full_scan or None)
+            job_start(request_pk=request.pk, full_scan=full_scan or None, owner_id=user.pk)
     if expired:
         raise ApplicationError("This preview has expired; ask again to get a fresh one.", code="expired", status=410)
     if in_background is not False:
-        return forget_job_status(request_pk=request.pk)
+        return forget_job_status(request_pk=request.pk, owner_id=user.pk)
     # The request and its audit record are committed: from here a crash leaves a resumable job.
-    return confirmed_run(request.pk, full_scan=full_scan or None)
+    return confirmed_run(request.pk, owner_id=user.pk, full_scan=full_scan or None)
 
 
-def forget_job_status(*, request_pk: RequestId) -> dict:
+def forget_job_status(*, request_pk: RequestId, owner_id: int | None = None) -> dict:
     """A deletion confirmed as a background job, while it runs: ``{request_id, status, progress}`` (the
-    manifest once it completed)."""
-    request = DeletionRequest.objects.get(pk=request_pk)
+    manifest once it completed). ``owner_id``: the request's owner, where known (the read is then routed by it)."""
+    requests = DeletionRequest.objects.filter(pk=request_pk)
+    if owner_id is not None:
+        requests = requests.filter(owner_id=owner_id)
+    request = requests.get()
     if request.status == DeletionStatus.COMPLETED:
         return request.manifest
     return {"request_id": str(request.pk), "status": request.status, "progress": job_progress(request.pk)}
 
 
-def confirmed_run(request_pk, *, full_scan: bool | None = None, progress=None) -> dict:
+def confirmed_run(request_pk, *, owner_id: int | None = None, full_scan: bool | None = None, progress=None) -> dict:
     """Wipe a confirmed (executing) request and verify it; returns the manifest. ``progress`` (a job's)
-    hears of each stage."""
-    execute(request_pk, progress=progress)
-    return verify(request_pk, full_scan=full_scan, progress=progress)
+    hears of each stage. ``owner_id``: the request's owner, where known (its rows are then read by it)."""
+    execute(request_pk, owner_id=owner_id, progress=progress)
+    return verify(request_pk, owner_id=owner_id, full_scan=full_scan, progress=progress)
 
 
 def forget_resume(*, request_ids: list[RequestId] | None = None) -> dict:
@@ -260,8 +279,8 @@ def forget_resume(*, request_ids: list[RequestId] | None = None) -> dict:
     interrupted = DeletionRequest.objects.filter(status__in=[DeletionStatus.EXECUTING, DeletionStatus.VERIFYING])
     if request_ids is not None:
         interrupted = interrupted.filter(pk__in=request_ids)
-    for request_pk in interrupted.values_list("pk", flat=True):
-        confirmed_run(request_pk)
+    for request_pk, owner_id in interrupted.values_list("pk", "owner_id"):
+        confirmed_run(request_pk, owner_id=owner_id)
         resumed.append(str(request_pk))
     result = {"resumed": resumed, "expired": previews_expire()}
     if request_ids is None:

@@ -148,16 +148,22 @@ def rebuilds_finish(request: DeletionRequest, manifest: Manifest) -> None:
     request.working = {}
 
 
-def verify(request_pk: RequestId, *, full_scan: bool | None = None, progress=None) -> dict:
+def verify(
+    request_pk: RequestId, *, owner_id: int | None = None, full_scan: bool | None = None, progress=None
+) -> dict:
     """Scan what survives a wiped request, complete its manifest and audit record; returns the manifest.
     ``full_scan`` scans every surviving item rather than what the indexes name (default:
-    DELLM_FORGET_VERIFY_FULL_SCAN)."""
+    DELLM_FORGET_VERIFY_FULL_SCAN). ``owner_id``: the request's owner, where known (the request is then read
+    by it)."""
     full = settings.DELLM_FORGET_VERIFY_FULL_SCAN if full_scan is None else full_scan
     if progress is not None:
         progress("verifying")
     started = time.monotonic()
     with transaction.atomic():
-        request = DeletionRequest.objects.select_for_update().get(pk=request_pk)
+        requests = DeletionRequest.objects.filter(pk=request_pk)
+        if owner_id is not None:
+            requests = requests.filter(owner_id=owner_id)
+        request = requests.select_for_update().get()
         if request.status == DeletionStatus.COMPLETED:
             return request.manifest
         if request.status != DeletionStatus.VERIFYING:
@@ -184,8 +190,12 @@ def verify(request_pk: RequestId, *, full_scan: bool | None = None, progress=Non
             else {"items": [], "more": 0, "titles": []}
         )
         residue_ms = round((time.monotonic() - residue_started) * 1000, 1)
-        dangling_edges = Edge.objects.filter(Q(src_id__in=deleted_ids) | Q(dst_id__in=deleted_ids)).count()
-        still_there = Node.objects.filter(pk__in=deleted_ids).count()
+        edges = Edge.objects.filter(Q(src_id__in=deleted_ids) | Q(dst_id__in=deleted_ids))
+        nodes = Node.objects.filter(pk__in=deleted_ids)
+        if user is not None:  # the deleted ids were the user's: what is left of them is too
+            edges, nodes = edges.filter(owner=user), nodes.filter(owner=user)
+        dangling_edges = edges.count()
+        still_there = nodes.count()
         verify_ms = round((time.monotonic() - started) * 1000, 1)
         completed = timezone.now()
         manifest = Manifest.from_dict(request.manifest)
