@@ -18,18 +18,26 @@ logger = logging.getLogger(__name__)
 
 _lock = threading.Lock()
 _thread: threading.Thread | None = None
+# What the apps add to the warm-up (name, action): each app registers its own lazily loaded pieces from its
+# AppConfig.ready, so this module needs no app of its own (the forget-intent model registers from provenance).
+STEPS: list[tuple[str, object]] = []
+
+
+def warm_up_register(name: str, action) -> None:
+    """Add ``action`` (no arguments) to what ``warm_up`` loads, under ``name``; once per name."""
+    if all(existing != name for existing, _ in STEPS):
+        STEPS.append((name, action))
 _state: dict[str, object] = {"status": "not started", "ms": None}
 
 
 def warm_up() -> dict:
     """Load, in this thread, every lazily loaded piece of a chat turn: the embedder (with one embedding, so the
-    first real one pays no first-call cost either), the forget-intent model, the LLM backend and a database
-    connection. Returns how long each took, in milliseconds."""
+    first real one pays no first-call cost either), what the apps registered (``warm_up_register``: the
+    forget-intent model), the LLM backend and a database connection. Returns how long each took, in milliseconds."""
     from django.db import connection
 
     from dellm_site.ai.embedding import get_embedder
     from dellm_site.ai.llm import get_llm
-    from provenance.forgetting.intent import intent_detect
 
     timings: dict[str, float] = {}
 
@@ -39,7 +47,8 @@ def warm_up() -> dict:
         timings[name] = round((time.perf_counter() - started) * 1000, 1)
 
     step("embedder", lambda: get_embedder().embed_one("warm up"))
-    step("intent", lambda: intent_detect("warm up", vector=get_embedder().embed_one("warm up")))
+    for name, action in list(STEPS):
+        step(name, action)
     step("llm", get_llm)
     try:
         step("database", connection.ensure_connection)

@@ -10,3 +10,14 @@ class ProvenanceConfig(AppConfig):
         from .roles import reviewer_group_ensure
 
         post_migrate.connect(reviewer_group_ensure, sender=self, dispatch_uid="provenance.reviewer_group")
+
+        from dellm_site.warmup import warm_up_register
+
+        def intent_load() -> None:
+            from dellm_site.ai.embedding import get_embedder
+
+            from .forgetting.intent import intent_detect
+
+            intent_detect("warm up", vector=get_embedder().embed_one("warm up"))
+
+        warm_up_register("intent", intent_load)
