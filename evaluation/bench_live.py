@@ -69,11 +69,12 @@ def _app_env(**overrides: str | None) -> dict:
     return env
 
 
-class _Process:
-    """A process of the app (uvicorn or a Celery worker), its output kept in reports/live/."""
+class AppProcess:
+    """A process of the app (uvicorn or a Celery worker), its output kept in ``logs`` (reports/live/ by default).
+    The test suite starts its servers and workers with it too."""
 
-    def __init__(self, args: list[str], env: dict, log_name: str):
-        logs = ROOT / "reports" / "live"
+    def __init__(self, args: list[str], env: dict, log_name: str, logs: Path | None = None):
+        logs = logs or ROOT / "reports" / "live"
         logs.mkdir(parents=True, exist_ok=True)
         self.log_path = logs / log_name
         self.log = open(self.log_path, "w")  # noqa: SIM115 - closed in stop()
@@ -95,13 +96,13 @@ class _Process:
         self.log.close()
 
 
-def _server(env: dict, log_name: str) -> tuple[_Process, str, float]:
+def _server(env: dict, log_name: str) -> tuple[AppProcess, str, float]:
     """Start uvicorn as ``make run`` does; return it, its base URL and the ms until it answered /healthz (any
     status: with workers, /healthz says 503 while they are still starting)."""
     import httpx
 
     port = _free_port()
-    server = _Process([sys.executable, "-m", "uvicorn", "dellm_site.asgi:application", "--host", "127.0.0.1",
+    server = AppProcess([sys.executable, "-m", "uvicorn", "dellm_site.asgi:application", "--host", "127.0.0.1",
                        "--port", str(port), "--no-access-log"], env, log_name)
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 120
@@ -385,7 +386,7 @@ def ws_turns(*, clients: int, turns_each: int, log: Callable[[str], object]) -> 
     users = [_user(f"bench-live-ws{n}") for n in range(clients)]
     cookies = [_session_cookie(user) for user in users]
     env = _app_env(REDIS_URL=redis_url)
-    worker = _Process([sys.executable, "-m", "celery", "-A", "dellm_site", "worker", "--pool", "solo", "--loglevel",
+    worker = AppProcess([sys.executable, "-m", "celery", "-A", "dellm_site", "worker", "--pool", "solo", "--loglevel",
                        "WARNING", "--without-gossip", "--without-mingle", "--without-heartbeat"], env, "ws-worker.log")
     server = None
     try:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import socket
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -16,6 +15,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from chat import turns
+from evaluation.bench_live import AppProcess as BenchAppProcess
 
 # Fixture modules are registered as plugins so test modules can request their fixtures without importing them.
 pytest_plugins = ["tests.openai_stub"]
@@ -76,28 +76,11 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-class AppProcess:
-    """A real process of the app (uvicorn or a Celery worker) on the test database."""
+class AppProcess(BenchAppProcess):
+    """A real process of the app (uvicorn or a Celery worker) on the test database, its output in test-artifacts/."""
 
     def __init__(self, args: list[str], env: dict, log_name: str):
-        ARTIFACTS.mkdir(exist_ok=True)
-        self.log_path = ARTIFACTS / log_name
-        self.log = open(self.log_path, "w")
-        self.proc = subprocess.Popen(args, cwd=ROOT, env=env, stdout=self.log, stderr=subprocess.STDOUT)
-
-    def output(self) -> str:
-        self.log.flush()
-        return self.log_path.read_text(errors="replace")
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.log.close()
+        super().__init__(args, env, log_name, logs=ARTIFACTS)
 
 
 def app_env(**overrides) -> dict:
