@@ -2,7 +2,6 @@
 
 import io
 import json
-import time
 
 import numpy as np
 import pytest
@@ -103,21 +102,38 @@ def test_the_saved_model_loads_and_matches_the_embedder():
     raw = json.loads(intent.MODEL_PATH.read_text())
     model, embedder = intent.intent_model(), get_embedder()
     assert model.embedder == embedder.name and model.dimensions == embedder.dimensions
-    assert len(raw["coef_embedding"]) == embedder.dimensions
     assert list(model.signal_names) == SIGNAL_NAMES == raw["feature_names"][1:]
+    if "hidden_embedding" in raw:  # one hidden layer: a row per input, the output's weights per unit
+        units = len(raw["coef_hidden"])
+        assert model.full.hidden_embedding.shape == (embedder.dimensions, units)
+        assert model.full.hidden_signals.shape == (len(SIGNAL_NAMES), units)
+    else:
+        assert len(raw["coef_embedding"]) == embedder.dimensions
+        assert model.full.coef_signals.shape == (len(SIGNAL_NAMES),)
+    assert model.fallback.coef_signals.shape == (len(SIGNAL_NAMES),)
     for head in (model.full, model.fallback):
         assert 0 < head.ask <= head.sure < 1
-        assert head.coef_signals.shape == (len(SIGNAL_NAMES),)
 
 
-def test_detection_adds_little_time_when_the_vector_is_passed(vectors):
-    texts = REQUESTS + ORDINARY
-    intent.intent_detect(texts[0], vector=vectors[texts[0]])
-    started = time.perf_counter()
-    for _ in range(5):
-        for text in texts:
-            intent.intent_detect(text, vector=vectors[text])
-    assert (time.perf_counter() - started) / (5 * len(texts)) < 0.005
+def test_detection_with_the_vector_passed_does_not_embed_again(vectors, monkeypatch):
+    # What it costs in time is measured in the intents report (``timing``), not here.
+    def refuse(*_):
+        raise AssertionError("the vector was passed in; nothing should be embedded")
+
+    monkeypatch.setattr(intent, "_embed", refuse)
+    for text in (REQUESTS[0], ORDINARY[0]):
+        assert intent.intent_detect(text, vector=vectors[text]) == intent.intent_classify(text, vectors[text])
+
+
+def test_a_model_put_in_place_for_a_while_is_scored_then_the_saved_one_again():
+    raw = json.loads(intent.MODEL_PATH.read_text())
+    saved = intent.intent_model()
+    always = {**raw, "fallback": {**raw["fallback"], "intercept": 50.0}}
+    with intent.intent_model_using(always) as model:
+        assert intent.intent_model() is model
+        assert intent.intent_classify("Please forget my home address and my salary", None).outcome == "forget"
+    assert intent.intent_model() is saved
+    assert intent.intent_classify("How do I delete a git branch?", None).outcome == "none"
 
 
 def test_intent_train_corpus_is_reproducible():

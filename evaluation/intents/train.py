@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import platform
 from collections.abc import Callable
+from functools import cache
 
 import numpy as np
 
@@ -29,16 +30,18 @@ INDEPENDENT_WEIGHT = 4
 TRAINING_SETS = ("independent_a", "independent_b", "independent_d", "independent_e", "independent_f")
 
 
-def independent_training(split: str) -> list[Example]:
-    """The training sets' messages (``TRAINING_SETS``) as examples of ``split`` (repeated, see INDEPENDENT_WEIGHT)."""
+def independent_training(split: str, sets: tuple[str, ...] = TRAINING_SETS) -> list[Example]:
+    """The training sets' messages (``sets``) as examples of ``split`` (repeated, see INDEPENDENT_WEIGHT)."""
     from .report import INDEPENDENT, independent_items, independent_rows
 
-    items = [item for name in TRAINING_SETS for item in independent_items(independent_rows(INDEPENDENT[name]))]
+    items = [item for name in sets for item in independent_items(independent_rows(INDEPENDENT[name]))]
     return [Example(i.text, i.label, f"independent/{i.group}", i.kind, split) for i in items] * INDEPENDENT_WEIGHT
 
 
 # (C, signal boost) pairs tried for the full model; C alone for the rules-only one.
 GRID = [(c, k) for c in (0.01, 0.03, 0.1, 0.3) for k in (1.0, 2.0, 4.0)]
+# Hidden units of the full model (0: a logistic regression over embedding and signals).
+HIDDEN = 0
 FALLBACK_GRID = [(c, 1.0) for c in (0.1, 1.0, 10.0)]
 # What the thresholds aim for on the validation families. Those families also shaped the rule signals, so their
 # scores flatter the model: "forget" asks for fewer false alarms there than the 1% allowed, and for a probability
@@ -55,7 +58,12 @@ FALLBACK_ASK_MAX_NEGATIVES = 0.10
 
 def signal_matrix(texts: list[str]) -> np.ndarray:
     """The rule signals of every text, one row each, columns in ``SIGNAL_NAMES`` order."""
-    return np.array([[signals(t)[name] for name in SIGNAL_NAMES] for t in texts], dtype=np.float32)
+    return np.array([[found[name] for name in SIGNAL_NAMES] for found in map(_signals, texts)], dtype=np.float32)
+
+
+@cache
+def _signals(text: str) -> dict:
+    return signals(text)  # the corpus scores every text for both heads and the validation split: once each
 
 
 def embed_texts(texts: list[str], log: Callable[[str], None] | None = None, batch: int = 512) -> np.ndarray:
@@ -69,9 +77,11 @@ def embed_texts(texts: list[str], log: Callable[[str], None] | None = None, batc
     return np.vstack(rows) if rows else np.zeros((0, embedder.dimensions), dtype=np.float32)
 
 
-def fit(x: np.ndarray, y: np.ndarray, c: float, dims: int, boost: float = 1.0) -> tuple[np.ndarray, float]:
-    """Logistic regression on ``x`` (its first ``dims`` columns an embedding); returns (weights, intercept)."""
+def fit(x: np.ndarray, y: np.ndarray, c: float, dims: int, boost: float = 1.0, hidden: int = 0) -> dict:
+    """A scorer fitted to ``x`` (its first ``dims`` columns an embedding): logistic regression, or with ``hidden``
+    units one hidden ReLU layer before it. Returns its weights with the input scaling folded in (``scores``)."""
     from sklearn.linear_model import LogisticRegression
+    from sklearn.neural_network import MLPClassifier
 
     mean = x.mean(axis=0)
     # One scale for the whole embedding (some of its dimensions are constant), one per signal column; the signals
@@ -81,10 +91,24 @@ def fit(x: np.ndarray, y: np.ndarray, c: float, dims: int, boost: float = 1.0) -
     scale = spread / boost
     if dims:
         scale[:dims] = float(np.sqrt(np.mean(x[:, :dims].var(axis=0))))
-    model = LogisticRegression(C=c, max_iter=5000).fit((x - mean) / scale, y)
-    # Fold the scaling into the weights: the detector needs only w . x + b.
-    coef = model.coef_[0] / scale
-    return coef, float(model.intercept_[0] - np.dot(coef, mean))
+    z = (x - mean) / scale
+    if not hidden:
+        model = LogisticRegression(C=c, max_iter=5000).fit(z, y)
+        # Fold the scaling into the weights: the detector needs only w . x + b.
+        coef = model.coef_[0] / scale
+        return {"coef": coef, "intercept": float(model.intercept_[0] - np.dot(coef, mean))}
+    # The same penalty as the regression's C (sklearn's alpha is per sample, as 1/C is), on both layers.
+    model = MLPClassifier(hidden_layer_sizes=(hidden,), alpha=1.0 / c, max_iter=300, random_state=SEED).fit(z, y)
+    (w1, w2), (b1, b2) = model.coefs_, model.intercepts_
+    w1 = w1 / scale[:, None]
+    return {"hidden": w1, "hidden_bias": b1 - mean @ w1, "coef": w2[:, 0], "intercept": float(b2[0])}
+
+
+def scores(head: dict, x: np.ndarray) -> np.ndarray:
+    """The fitted scorer's logits for the rows of ``x``."""
+    if head.get("hidden") is not None:
+        x = np.maximum(x @ head["hidden"] + head["hidden_bias"], 0.0)
+    return x @ head["coef"] + head["intercept"]
 
 
 def _log_loss(y: np.ndarray, scores: np.ndarray) -> float:
@@ -122,27 +146,38 @@ def rates(y: np.ndarray, p: np.ndarray, thresholds: dict) -> dict:
     }
 
 
-def _head(train: tuple, dev: tuple, final: tuple, dims: int, grid, targets, log) -> dict:
+def _head(train: tuple, dev: tuple, final: tuple, dims: int, grid, targets, log, hidden: int = 0) -> dict:
     """Choose (C, boost) and calibrate on dev, pick thresholds there, then fit on the final training set."""
     (xt, yt), (xd, yd), (xf, yf) = train, dev, final
     best = None
     for c, boost in grid:
-        coef, intercept = fit(xt, yt, c, dims, boost)
-        loss = _log_loss(yd, xd @ coef + intercept)
+        dev_scores = scores(fit(xt, yt, c, dims, boost, hidden), xd)
+        loss = _log_loss(yd, dev_scores)
         log(f"  C={c} signal boost={boost}: validation log loss {loss:.4f}")
-        best = best if best and best[0] <= loss else (loss, c, boost, xd @ coef + intercept)
-    _, c, boost, scores = best
-    a, b = _platt(yd, scores)
-    calibrated = 1 / (1 + np.exp(-(a * scores + b)))
+        best = best if best and best[0] <= loss else (loss, c, boost, dev_scores)
+    _, c, boost, dev_scores = best
+    a, b = _platt(yd, dev_scores)
+    calibrated = 1 / (1 + np.exp(-(a * dev_scores + b)))
     thresholds = thresholds_pick(yd, calibrated, *targets)
-    coef, intercept = fit(xf, yf, c, dims, boost)
-    return {"C": c, "boost": boost, "coef": coef, "intercept": intercept,
+    return {"C": c, "boost": boost, **fit(xf, yf, c, dims, boost, hidden),
             "calibration": {"a": round(a, 6), "b": round(b, 6)}, "thresholds": thresholds,
             "validation": rates(yd, calibrated, thresholds)}
 
 
 def _round(values) -> list[float]:
     return [float(f"{v:.6g}") for v in values]
+
+
+def _weights(head: dict, dims: int) -> dict:
+    """The full head's weights as the model file holds them: per input (embedding, then signals) either the
+    regression's coefficient or the hidden layer's row, then the output layer's."""
+    if head.get("hidden") is None:
+        return {"coef_embedding": _round(head["coef"][:dims]), "coef_signals": _round(head["coef"][dims:]),
+                "intercept": round(head["intercept"], 6)}
+    return {"hidden_embedding": [_round(row) for row in head["hidden"][:dims]],
+            "hidden_signals": [_round(row) for row in head["hidden"][dims:]],
+            "hidden_bias": _round(head["hidden_bias"]),
+            "coef_hidden": _round(head["coef"]), "intercept": round(head["intercept"], 6)}
 
 
 def _part(examples: list[Example], split: str, vectors: dict, rules_only: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -153,12 +188,14 @@ def _part(examples: list[Example], split: str, vectors: dict, rules_only: bool) 
     return x, np.array([e.label for e in chosen])
 
 
-def intent_train(seed: int = SEED, log: Callable[[str], None] = lambda _: None) -> dict:
+def intent_train(
+    seed: int = SEED, log: Callable[[str], None] = lambda _: None, training_sets: tuple[str, ...] = TRAINING_SETS
+) -> dict:
     """Generate the corpus, embed its training families, fit both heads; returns the model as a JSON-ready dict."""
     import sklearn
 
-    examples = corpus_generate(seed) + independent_training("train")
-    nested = corpus_generate(seed, nested=True) + independent_training("dev_train")
+    examples = corpus_generate(seed) + independent_training("train", training_sets)
+    nested = corpus_generate(seed, nested=True) + independent_training("dev_train", training_sets)
     train = [e for e in examples if e.split == "train"]
     log(f"corpus {corpus_hash(examples)}: {len(examples)} examples, {len(train)} in training families; "
         f"nested validation corpus {corpus_hash(nested)}: {len(nested)} examples")
@@ -175,16 +212,14 @@ def intent_train(seed: int = SEED, log: Callable[[str], None] = lambda _: None) 
         log(f"{name} model ({'signals only' if rules_only else 'embedding + signals'})")
         parts = [_part(nested, "dev_train", vectors, rules_only), _part(nested, "dev_test", vectors, rules_only),
                  _part(examples, "train", vectors, rules_only)]
-        heads[name] = _head(*parts, 0 if rules_only else dims, grid, targets, log)
+        heads[name] = _head(*parts, 0 if rules_only else dims, grid, targets, log, 0 if rules_only else HIDDEN)
     full, fallback = heads["full"], heads["fallback"]
     return {
         "version": 1,
         "embedder": embedder.name,
         "dimensions": dims,
         "feature_names": [f"embedding[{dims}]", *SIGNAL_NAMES],
-        "coef_embedding": _round(full["coef"][:dims]),
-        "coef_signals": _round(full["coef"][dims:]),
-        "intercept": round(full["intercept"], 6),
+        **_weights(full, dims),
         "calibration": full["calibration"],
         "thresholds": full["thresholds"],
         "C": full["C"],
@@ -206,8 +241,29 @@ def intent_train(seed: int = SEED, log: Callable[[str], None] = lambda _: None) 
             "train_examples": len(train),
             "train_families": len({e.family for e in train}),
             "validation_examples": len(nested),
+            "independent_sets": list(training_sets),
         },
         "trained_with": (
             f"scikit-learn {sklearn.__version__}, numpy {np.__version__}, python {platform.python_version()}"
         ),
     }
+
+
+def intent_cross_check(seed: int = SEED, log: Callable[[str], None] = lambda _: None) -> dict:
+    """Leave one author out: for each set of ``TRAINING_SETS``, a model trained on the corpus and the other sets,
+    scored on the one left out (its requests, its ordinary messages and its users' statements). It tells how the
+    detector does on an author it never saw, which the shipped model (trained on them all) cannot."""
+    from provenance.forgetting.intent import intent_detect, intent_model_using
+
+    from .report import INDEPENDENT, _score, _summary, independent_items, independent_rows
+
+    results = {}
+    for left_out in TRAINING_SETS:
+        log(f"trained without {left_out}")
+        model = intent_train(seed, log, tuple(name for name in TRAINING_SETS if name != left_out))
+        items = independent_items(independent_rows(INDEPENDENT[left_out]))
+        vectors = dict(zip([i.text for i in items], embed_texts([i.text for i in items]), strict=True))
+        with intent_model_using(model):
+            results[left_out] = _summary(_score(items, lambda i, v=vectors: intent_detect(i.text, vector=v[i.text])))
+        log(f"  {left_out}: {results[left_out]}")
+    return results

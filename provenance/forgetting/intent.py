@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import math
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from pathlib import Path
@@ -24,7 +25,8 @@ from .intent_signals import has_cue, signals
 from .intent_targets import extract_targets, is_vague
 
 __all__ = [
-    "Intent", "MODEL_PATH", "forget_request_target", "intent_classify", "intent_detect", "intent_model", "is_vague",
+    "Intent", "MODEL_PATH", "forget_request_target", "intent_classify", "intent_detect", "intent_model",
+    "intent_model_using", "is_vague",
 ]
 
 MODEL_PATH = Path(__file__).with_name("intent_model.json")
@@ -42,12 +44,26 @@ class Intent:
 @dataclass(frozen=True)
 class _Head:
     coef_embedding: np.ndarray | None
-    coef_signals: np.ndarray
+    coef_signals: np.ndarray | None
     intercept: float
     a: float
     b: float
     sure: float
     ask: float
+    # With a hidden layer: its weights per input (embedding rows, signal rows), its bias, the output's weights.
+    hidden_embedding: np.ndarray | None = None
+    hidden_signals: np.ndarray | None = None
+    hidden_bias: np.ndarray | None = None
+    coef_hidden: np.ndarray | None = None
+
+    def logit(self, rules: np.ndarray, embedding: np.ndarray | None) -> float:
+        if self.hidden_embedding is not None:
+            units = np.maximum(embedding @ self.hidden_embedding + rules @ self.hidden_signals + self.hidden_bias, 0)
+            return float(units @ self.coef_hidden) + self.intercept
+        score = float(rules @ self.coef_signals) + self.intercept
+        if embedding is not None:
+            score += float(embedding @ self.coef_embedding)
+        return score
 
 
 @dataclass(frozen=True)
@@ -60,10 +76,18 @@ class IntentModel:
     fallback: _Head
 
 
+def _array(raw: dict, key: str) -> np.ndarray | None:
+    return np.asarray(raw[key], dtype=np.float32) if key in raw else None
+
+
 def _head(raw: dict, embedding: list[float] | None) -> _Head:
     return _Head(
         coef_embedding=None if embedding is None else np.asarray(embedding, dtype=np.float32),
-        coef_signals=np.asarray(raw["coef_signals"], dtype=np.float32),
+        coef_signals=_array(raw, "coef_signals"),
+        hidden_embedding=_array(raw, "hidden_embedding"),
+        hidden_signals=_array(raw, "hidden_signals"),
+        hidden_bias=_array(raw, "hidden_bias"),
+        coef_hidden=_array(raw, "coef_hidden"),
         intercept=float(raw["intercept"]),
         a=float(raw["calibration"]["a"]),
         b=float(raw["calibration"]["b"]),
@@ -72,16 +96,38 @@ def _head(raw: dict, embedding: list[float] | None) -> _Head:
     )
 
 
+def intent_model() -> IntentModel:
+    """The detector's weights, read once from the JSON that ``intent_train`` wrote (or those ``intent_model_using``
+    puts in place for a while)."""
+    return _using[-1] if _using else intent_model_load(MODEL_PATH)
+
+
+_using: list[IntentModel] = []
+
+
+@contextmanager
+def intent_model_using(raw: dict):
+    """Score with the weights ``raw`` (a model as ``intent_train`` returns it) inside the block: the training
+    command's cross-check measures a model trained without one set on that set, without writing it anywhere."""
+    _using.append(intent_model_parse(raw))
+    try:
+        yield _using[-1]
+    finally:
+        _using.pop()
+
+
 @cache
-def intent_model(path: Path = MODEL_PATH) -> IntentModel:
-    """The detector's weights, read once from the JSON that ``intent_train`` wrote."""
-    raw = json.loads(Path(path).read_text())
+def intent_model_load(path: Path) -> IntentModel:
+    return intent_model_parse(json.loads(Path(path).read_text()))
+
+
+def intent_model_parse(raw: dict) -> IntentModel:
     return IntentModel(
         embedder=raw["embedder"],
         dimensions=int(raw["dimensions"]),
         signal_names=tuple(raw["feature_names"][1:]),
         corpus_hash=raw["corpus"]["hash"],
-        full=_head(raw, raw["coef_embedding"]),
+        full=_head(raw, raw.get("coef_embedding")),
         fallback=_head(raw["fallback"], None),
     )
 
@@ -129,9 +175,7 @@ def intent_classify(text: str, embedding: np.ndarray | None) -> Intent:
     found = signals(text)
     rules = np.array([found.get(name, 0) for name in model.signal_names], dtype=np.float32)
     head = model.full if embedding is not None else model.fallback
-    score = float(rules @ head.coef_signals) + head.intercept
-    if embedding is not None:
-        score += float(np.asarray(embedding, dtype=np.float32) @ head.coef_embedding)
+    score = head.logit(rules, None if embedding is None else np.asarray(embedding, dtype=np.float32))
     confidence = 1.0 / (1.0 + math.exp(-(head.a * score + head.b)))
     sure, ask = _thresholds(head)
     outcome = FORGET if confidence >= sure else ASK if confidence >= ask else NONE
