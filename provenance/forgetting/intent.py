@@ -22,7 +22,7 @@ from dellm_site.ai.embedding import get_embedder
 from dellm_site.errors import ApplicationError
 
 from .intent_signals import has_cue, signals
-from .intent_targets import extract_targets, is_vague
+from .intent_targets import extract_targets, is_vague, request_gist
 
 __all__ = [
     "Intent", "MODEL_PATH", "forget_request_target", "intent_classify", "intent_detect", "intent_model",
@@ -186,8 +186,12 @@ def intent_classify(text: str, embedding: np.ndarray | None) -> Intent:
         # about me?", "you clearly don't know me at all").
         outcome, confidence = NONE, min(confidence, ask / 2)
     targets = extract_targets(text) if outcome != NONE else []
-    if outcome == ASK and not targets:  # unsure and naming nothing: there is nothing to ask the user about
-        outcome = NONE
+    if outcome == ASK and not targets:
+        # Unsure, and no target in a shape the rules read ("could you please not hold on to the name of my
+        # antidepressant?"): what is left of the message once its asking words are gone is what to ask about;
+        # when nothing is left there is nothing to ask the user about.
+        gist = request_gist(text)
+        targets, outcome = ([gist], ASK) if gist else ([], NONE)
     return Intent(outcome, round(confidence, 4), targets)
 
 
