@@ -40,8 +40,6 @@ def independent_training(split: str, sets: tuple[str, ...] = TRAINING_SETS) -> l
 
 # (C, signal boost) pairs tried for the full model; C alone for the rules-only one.
 GRID = [(c, k) for c in (0.01, 0.03, 0.1, 0.3) for k in (1.0, 2.0, 4.0)]
-# Hidden units of the full model (0: a logistic regression over embedding and signals).
-HIDDEN = 0
 FALLBACK_GRID = [(c, 1.0) for c in (0.1, 1.0, 10.0)]
 # What the thresholds aim for on the validation families. Those families also shaped the rule signals, so their
 # scores flatter the model: "forget" asks for fewer false alarms there than the 1% allowed, and for a probability
@@ -77,11 +75,9 @@ def embed_texts(texts: list[str], log: Callable[[str], None] | None = None, batc
     return np.vstack(rows) if rows else np.zeros((0, embedder.dimensions), dtype=np.float32)
 
 
-def fit(x: np.ndarray, y: np.ndarray, c: float, dims: int, boost: float = 1.0, hidden: int = 0) -> dict:
-    """A scorer fitted to ``x`` (its first ``dims`` columns an embedding): logistic regression, or with ``hidden``
-    units one hidden ReLU layer before it. Returns its weights with the input scaling folded in (``scores``)."""
+def fit(x: np.ndarray, y: np.ndarray, c: float, dims: int, boost: float = 1.0) -> dict:
+    """Logistic regression on ``x`` (its first ``dims`` columns an embedding); returns its weights and intercept."""
     from sklearn.linear_model import LogisticRegression
-    from sklearn.neural_network import MLPClassifier
 
     mean = x.mean(axis=0)
     # One scale for the whole embedding (some of its dimensions are constant), one per signal column; the signals
@@ -91,23 +87,14 @@ def fit(x: np.ndarray, y: np.ndarray, c: float, dims: int, boost: float = 1.0, h
     scale = spread / boost
     if dims:
         scale[:dims] = float(np.sqrt(np.mean(x[:, :dims].var(axis=0))))
-    z = (x - mean) / scale
-    if not hidden:
-        model = LogisticRegression(C=c, max_iter=5000).fit(z, y)
-        # Fold the scaling into the weights: the detector needs only w . x + b.
-        coef = model.coef_[0] / scale
-        return {"coef": coef, "intercept": float(model.intercept_[0] - np.dot(coef, mean))}
-    # The same penalty as the regression's C (sklearn's alpha is per sample, as 1/C is), on both layers.
-    model = MLPClassifier(hidden_layer_sizes=(hidden,), alpha=1.0 / c, max_iter=300, random_state=SEED).fit(z, y)
-    (w1, w2), (b1, b2) = model.coefs_, model.intercepts_
-    w1 = w1 / scale[:, None]
-    return {"hidden": w1, "hidden_bias": b1 - mean @ w1, "coef": w2[:, 0], "intercept": float(b2[0])}
+    model = LogisticRegression(C=c, max_iter=5000).fit((x - mean) / scale, y)
+    # Fold the scaling into the weights: the detector needs only w . x + b.
+    coef = model.coef_[0] / scale
+    return {"coef": coef, "intercept": float(model.intercept_[0] - np.dot(coef, mean))}
 
 
 def scores(head: dict, x: np.ndarray) -> np.ndarray:
-    """The fitted scorer's logits for the rows of ``x``."""
-    if head.get("hidden") is not None:
-        x = np.maximum(x @ head["hidden"] + head["hidden_bias"], 0.0)
+    """The fitted regression's logits for the rows of ``x``."""
     return x @ head["coef"] + head["intercept"]
 
 
@@ -146,12 +133,12 @@ def rates(y: np.ndarray, p: np.ndarray, thresholds: dict) -> dict:
     }
 
 
-def _head(train: tuple, dev: tuple, final: tuple, dims: int, grid, targets, log, hidden: int = 0) -> dict:
+def _head(train: tuple, dev: tuple, final: tuple, dims: int, grid, targets, log) -> dict:
     """Choose (C, boost) and calibrate on dev, pick thresholds there, then fit on the final training set."""
     (xt, yt), (xd, yd), (xf, yf) = train, dev, final
     best = None
     for c, boost in grid:
-        dev_scores = scores(fit(xt, yt, c, dims, boost, hidden), xd)
+        dev_scores = scores(fit(xt, yt, c, dims, boost), xd)
         loss = _log_loss(yd, dev_scores)
         log(f"  C={c} signal boost={boost}: validation log loss {loss:.4f}")
         best = best if best and best[0] <= loss else (loss, c, boost, dev_scores)
@@ -159,25 +146,13 @@ def _head(train: tuple, dev: tuple, final: tuple, dims: int, grid, targets, log,
     a, b = _platt(yd, dev_scores)
     calibrated = 1 / (1 + np.exp(-(a * dev_scores + b)))
     thresholds = thresholds_pick(yd, calibrated, *targets)
-    return {"C": c, "boost": boost, **fit(xf, yf, c, dims, boost, hidden),
+    return {"C": c, "boost": boost, **fit(xf, yf, c, dims, boost),
             "calibration": {"a": round(a, 6), "b": round(b, 6)}, "thresholds": thresholds,
             "validation": rates(yd, calibrated, thresholds)}
 
 
 def _round(values) -> list[float]:
     return [float(f"{v:.6g}") for v in values]
-
-
-def _weights(head: dict, dims: int) -> dict:
-    """The full head's weights as the model file holds them: per input (embedding, then signals) either the
-    regression's coefficient or the hidden layer's row, then the output layer's."""
-    if head.get("hidden") is None:
-        return {"coef_embedding": _round(head["coef"][:dims]), "coef_signals": _round(head["coef"][dims:]),
-                "intercept": round(head["intercept"], 6)}
-    return {"hidden_embedding": [_round(row) for row in head["hidden"][:dims]],
-            "hidden_signals": [_round(row) for row in head["hidden"][dims:]],
-            "hidden_bias": _round(head["hidden_bias"]),
-            "coef_hidden": _round(head["coef"]), "intercept": round(head["intercept"], 6)}
 
 
 def _part(examples: list[Example], split: str, vectors: dict, rules_only: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -212,14 +187,16 @@ def intent_train(
         log(f"{name} model ({'signals only' if rules_only else 'embedding + signals'})")
         parts = [_part(nested, "dev_train", vectors, rules_only), _part(nested, "dev_test", vectors, rules_only),
                  _part(examples, "train", vectors, rules_only)]
-        heads[name] = _head(*parts, 0 if rules_only else dims, grid, targets, log, 0 if rules_only else HIDDEN)
+        heads[name] = _head(*parts, 0 if rules_only else dims, grid, targets, log)
     full, fallback = heads["full"], heads["fallback"]
     return {
         "version": 1,
         "embedder": embedder.name,
         "dimensions": dims,
         "feature_names": [f"embedding[{dims}]", *SIGNAL_NAMES],
-        **_weights(full, dims),
+        "coef_embedding": _round(full["coef"][:dims]),
+        "coef_signals": _round(full["coef"][dims:]),
+        "intercept": round(full["intercept"], 6),
         "calibration": full["calibration"],
         "thresholds": full["thresholds"],
         "C": full["C"],

@@ -44,22 +44,14 @@ class Intent:
 @dataclass(frozen=True)
 class _Head:
     coef_embedding: np.ndarray | None
-    coef_signals: np.ndarray | None
+    coef_signals: np.ndarray
     intercept: float
     a: float
     b: float
     sure: float
     ask: float
-    # With a hidden layer: its weights per input (embedding rows, signal rows), its bias, the output's weights.
-    hidden_embedding: np.ndarray | None = None
-    hidden_signals: np.ndarray | None = None
-    hidden_bias: np.ndarray | None = None
-    coef_hidden: np.ndarray | None = None
 
     def logit(self, rules: np.ndarray, embedding: np.ndarray | None) -> float:
-        if self.hidden_embedding is not None:
-            units = np.maximum(embedding @ self.hidden_embedding + rules @ self.hidden_signals + self.hidden_bias, 0)
-            return float(units @ self.coef_hidden) + self.intercept
         score = float(rules @ self.coef_signals) + self.intercept
         if embedding is not None:
             score += float(embedding @ self.coef_embedding)
@@ -76,18 +68,10 @@ class IntentModel:
     fallback: _Head
 
 
-def _array(raw: dict, key: str) -> np.ndarray | None:
-    return np.asarray(raw[key], dtype=np.float32) if key in raw else None
-
-
 def _head(raw: dict, embedding: list[float] | None) -> _Head:
     return _Head(
         coef_embedding=None if embedding is None else np.asarray(embedding, dtype=np.float32),
-        coef_signals=_array(raw, "coef_signals"),
-        hidden_embedding=_array(raw, "hidden_embedding"),
-        hidden_signals=_array(raw, "hidden_signals"),
-        hidden_bias=_array(raw, "hidden_bias"),
-        coef_hidden=_array(raw, "coef_hidden"),
+        coef_signals=np.asarray(raw["coef_signals"], dtype=np.float32),
         intercept=float(raw["intercept"]),
         a=float(raw["calibration"]["a"]),
         b=float(raw["calibration"]["b"]),
@@ -127,7 +111,7 @@ def intent_model_parse(raw: dict) -> IntentModel:
         dimensions=int(raw["dimensions"]),
         signal_names=tuple(raw["feature_names"][1:]),
         corpus_hash=raw["corpus"]["hash"],
-        full=_head(raw, raw.get("coef_embedding")),
+        full=_head(raw, raw["coef_embedding"]),
         fallback=_head(raw["fallback"], None),
     )
 
