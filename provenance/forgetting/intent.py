@@ -172,9 +172,9 @@ def intent_classify(text: str, embedding: np.ndarray | None) -> Intent:
     targets = extract_targets(text) if outcome != NONE else []
     if outcome == ASK and not targets:
         # Unsure, and no target in a shape the rules read ("could you please not hold on to the name of my
-        # antidepressant?"): what is left of the message once its asking words are gone is what to ask about;
-        # when nothing is left there is nothing to ask the user about.
-        gist = request_gist(text)
+        # antidepressant?"): what is left of the message once its asking words are gone is what to ask about.
+        # Without a word that can ask for anything to go, or with nothing left, there is nothing to ask about.
+        gist = request_gist(text) if has_cue(text) else ""
         targets, outcome = ([gist], ASK) if gist else ([], NONE)
     return Intent(outcome, round(confidence, 4), targets)
 

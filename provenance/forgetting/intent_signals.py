@@ -290,8 +290,9 @@ def _fires(name: str, pattern: re.Pattern, norm: str) -> bool:
 # remember about me?", "your memory is terrible") is never a deletion request, whatever its topic.
 _CUE = re.compile(
     rf"\b(?:{DELETE_VERBS})\b|\boff the (?:record|books)\b|\bout of (?:the|your|my) (?:records?|books|files|notes)\b|"
-    rf"\b(?:not|no longer|never|stop|quit|don't|do not) (?:to )?"
+    rf"\b(?:not|no|no longer|never|stop|quit|don't|do not) (?:to )?"
     rf"(?:{_KEEP_VERBS}|know(?:ing)?|track(?:ing)?|hav(?:e|ing))\b|"
+    r"\b(?:take|taking|took|leave|leaving|keep|keeping) (?:[\w'-]+ ){0,4}?(?:out|off)\b|"
     r"\b(?:unsee|unhear|unknow|unlearn|unremember|un-remember|unsaid|unsay)\b"
 )
 
