@@ -164,7 +164,8 @@ def _part(examples: list[Example], split: str, vectors: dict, rules_only: bool) 
 
 
 def intent_train(
-    seed: int = SEED, log: Callable[[str], None] = lambda _: None, training_sets: tuple[str, ...] = TRAINING_SETS
+    seed: int = SEED, log: Callable[[str], None] = lambda _: None, training_sets: tuple[str, ...] = TRAINING_SETS,
+    vectors: dict[str, np.ndarray] | None = None,
 ) -> dict:
     """Generate the corpus, embed its training families, fit both heads; returns the model as a JSON-ready dict."""
     import sklearn
@@ -175,8 +176,10 @@ def intent_train(
     log(f"corpus {corpus_hash(examples)}: {len(examples)} examples, {len(train)} in training families; "
         f"nested validation corpus {corpus_hash(nested)}: {len(nested)} examples")
     embedder = get_embedder()
-    texts = list(dict.fromkeys([e.text for e in train] + [e.text for e in nested]))
-    vectors = dict(zip(texts, embed_texts(texts, log), strict=True))
+    # ``vectors``: texts already embedded (the cross-check trains five times on nearly the same corpus).
+    vectors = {} if vectors is None else vectors
+    texts = [t for t in dict.fromkeys([e.text for e in train] + [e.text for e in nested]) if t not in vectors]
+    vectors.update(zip(texts, embed_texts(texts, log), strict=True))
     dims = embedder.dimensions
     heads = {}
     for name, rules_only, grid, targets in (
@@ -234,13 +237,14 @@ def intent_cross_check(seed: int = SEED, log: Callable[[str], None] = lambda _: 
 
     from .report import INDEPENDENT, _score, _summary, independent_items, independent_rows
 
-    results = {}
+    results, vectors = {}, {}
     for left_out in TRAINING_SETS:
         log(f"trained without {left_out}")
-        model = intent_train(seed, log, tuple(name for name in TRAINING_SETS if name != left_out))
+        model = intent_train(seed, log, tuple(name for name in TRAINING_SETS if name != left_out), vectors)
         items = independent_items(independent_rows(INDEPENDENT[left_out]))
-        vectors = dict(zip([i.text for i in items], embed_texts([i.text for i in items]), strict=True))
+        missing = [t for t in dict.fromkeys(i.text for i in items) if t not in vectors]
+        vectors.update(zip(missing, embed_texts(missing), strict=True))
         with intent_model_using(model):
-            results[left_out] = _summary(_score(items, lambda i, v=vectors: intent_detect(i.text, vector=v[i.text])))
+            results[left_out] = _summary(_score(items, lambda i: intent_detect(i.text, vector=vectors[i.text])))
         log(f"  {left_out}: {results[left_out]}")
     return results
