@@ -26,6 +26,7 @@ from dellm_site.ai.prompts import Prompt
 from dellm_site.errors import ApplicationError
 from dellm_site.types import AnyId
 from dellm_site.validation import text_validate
+from memory.embeddings import embedding_add
 from memory.graph import edges_record
 from memory.models import Node
 from memory.preferences import memory_enabled
@@ -72,7 +73,9 @@ def _enqueue_embedding(node_id: int, owner_id: int) -> None:
 
 
 @transaction.atomic
-def _user_message_store(*, user, conversation: Conversation, content: str) -> Message:
+def _user_message_store(*, user, conversation: Conversation, content: str, vector) -> Message:
+    """Store the question with its embedding: ``vector``, computed once by the turn from the same text, is
+    written in the same transaction (a task would only embed the text a second time)."""
     # A temporary chat's messages are kept for the chat alone: never retrievable, never embedded.
     message = Message.objects.create(
         conversation=conversation, owner=user, role=Role.USER, content=content, retrievable=not conversation.temporary
@@ -84,7 +87,7 @@ def _user_message_store(*, user, conversation: Conversation, content: str) -> Me
         title=conversation.title, updated_at=conversation.updated_at
     )
     if not conversation.temporary:
-        _enqueue_embedding(message.pk, user.pk)
+        embedding_add(node=message, vector=vector)
     return message
 
 
@@ -183,7 +186,7 @@ def message_post_stream(
         if recognised is not None:
             yield recognised
             return
-    user_message = _user_message_store(user=user, conversation=conversation, content=content)
+    user_message = _user_message_store(user=user, conversation=conversation, content=content, vector=vector)
     yield ChatEvent(type="user_message", message=user_message)
     yield from _reply_stream(user=user, question=user_message, vector=vector, stop=stop)
     # In-process, the facts of the message exist now; with workers they come later (see ``streaming``).
@@ -201,7 +204,10 @@ def _reply_stream(*, user: User, question: Message, vector, stop: threading.Even
         if remember
         else []
     )
-    prompt = Prompt(question=question.content, context=[item.node.content for item in retrieved], remembered=remember)
+    prompt = Prompt(
+        question=question.content, context=[item.node.content for item in retrieved], remembered=remember,
+        question_vector=vector,
+    )
     pieces: list[str] = []
     for delta in get_llm().stream(prompt):
         if stop is not None and stop.is_set():
