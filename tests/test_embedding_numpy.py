@@ -101,6 +101,16 @@ def test_the_local_embedder_loads_without_torch_or_a_model_hub():
     assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr
 
 
+def test_erf_is_within_float32_noise_of_scipys():
+    from scipy.special import erf
+
+    from dellm_site.ai.minilm import _erf
+
+    grid = np.linspace(-8, 8, 400_001, dtype=np.float32)
+    error = np.abs(_erf(grid.copy()).astype(np.float64) - erf(grid.astype(np.float64)))
+    assert error.max() < 1e-6
+
+
 def test_no_texts_give_no_vectors(embedder):
     assert embedder.embed([]).shape == (0, 384)
 
