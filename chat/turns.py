@@ -68,6 +68,11 @@ class ChatEvent:
     facts: list[dict] = field(default_factory=list)
 
 
+def _tasks_in_process() -> bool:
+    """Whether the tasks a turn queues run inside it (no workers), so that what they derive exists by its end."""
+    return bool(facts_extract_task.app.conf.task_always_eager)
+
+
 def _enqueue_embedding(node_id: int, owner_id: int) -> None:
     transaction.on_commit(lambda: embed_node.delay(node_id, owner_id))
 
@@ -189,8 +194,9 @@ def message_post_stream(
     user_message = _user_message_store(user=user, conversation=conversation, content=content, vector=vector)
     yield ChatEvent(type="user_message", message=user_message)
     yield from _reply_stream(user=user, question=user_message, vector=vector, stop=stop)
-    # In-process, the facts of the message exist now; with workers they come later (see ``streaming``).
-    saved = facts_of_message(message_id=user_message.pk, owner=user)
+    # In-process, the facts of the message exist now; with workers they come later (see ``streaming``), so the
+    # turn does not look for them.
+    saved = facts_of_message(message_id=user_message.pk, owner=user) if _tasks_in_process() else []
     if saved:
         yield ChatEvent(type="memory_updated", message=user_message, facts=saved)
 

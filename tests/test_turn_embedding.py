@@ -63,3 +63,27 @@ def test_the_local_llm_ranks_by_the_question_vector_it_is_given(monkeypatch):
     assert llm.answer(Prompt(question="Where do I live?", context=context)) == given
     assert "Where do I live?" in seen
     assert "Lisbon" in given
+
+
+def test_with_workers_the_turn_does_not_look_for_facts_they_have_not_extracted_yet(user, monkeypatch):
+    looked: list[int] = []
+
+    def facts_of_message(*, message_id, owner=None):
+        looked.append(message_id)
+        return []
+
+    monkeypatch.setattr(turns, "facts_of_message", facts_of_message)
+    monkeypatch.setattr(turns.facts_extract_task, "delay", lambda *args: None)
+    monkeypatch.setattr(turns.embed_node, "delay", lambda *args: None)
+    conversation = Conversation.objects.create(owner=user)
+    conf = turns.facts_extract_task.app.conf
+    eager = conf.task_always_eager
+    try:
+        conf.task_always_eager = False  # tasks go to workers
+        result = turns.message_post(user=user, conversation_id=conversation.pk, content="I live in Lisbon.")
+        assert result.memory_updated == [] and looked == []
+        conf.task_always_eager = True  # tasks run in the turn
+        result = turns.message_post(user=user, conversation_id=conversation.pk, content="I keep bees.")
+        assert looked == [result.user_message.pk]
+    finally:
+        conf.task_always_eager = eager
