@@ -56,7 +56,7 @@ class MiniLM:
         prefix = "bert." if "bert.embeddings.word_embeddings.weight" in weights else ""
 
         def w(name: str) -> np.ndarray:
-            return np.ascontiguousarray(weights[prefix + name], dtype=np.float32)
+            return np.asarray(weights[prefix + name], dtype=np.float32)
 
         self.word = w("embeddings.word_embeddings.weight")
         self.position = w("embeddings.position_embeddings.weight")
@@ -67,18 +67,19 @@ class MiniLM:
         self.layers = []
         for i in range(int(config["num_hidden_layers"])):
             p = f"encoder.layer.{i}."
-            # Linear layers as (in, out) matrices, query, key and value side by side: one product for all three.
-            qkv = np.concatenate([w(p + f"attention.self.{n}.weight") for n in ("query", "key", "value")]).T
+            # Linear layers are (out, in) matrices, used transposed as they are (BLAS reads them so, no copy);
+            # query, key and value stacked: one product for all three.
+            qkv = np.concatenate([w(p + f"attention.self.{n}.weight") for n in ("query", "key", "value")])
             qkv_bias = np.concatenate([w(p + f"attention.self.{n}.bias") for n in ("query", "key", "value")])
             # The attention scores' 1/√(head size), applied to the query once here rather than to every score.
-            qkv[:, : self.hidden] *= scale
+            qkv[: self.hidden] *= scale
             qkv_bias[: self.hidden] *= scale
             self.layers.append((
-                np.ascontiguousarray(qkv), qkv_bias,
-                np.ascontiguousarray(w(p + "attention.output.dense.weight").T), w(p + "attention.output.dense.bias"),
+                qkv.T, qkv_bias,
+                w(p + "attention.output.dense.weight").T, w(p + "attention.output.dense.bias"),
                 (w(p + "attention.output.LayerNorm.weight"), w(p + "attention.output.LayerNorm.bias")),
-                np.ascontiguousarray(w(p + "intermediate.dense.weight").T), w(p + "intermediate.dense.bias"),
-                np.ascontiguousarray(w(p + "output.dense.weight").T), w(p + "output.dense.bias"),
+                w(p + "intermediate.dense.weight").T, w(p + "intermediate.dense.bias"),
+                w(p + "output.dense.weight").T, w(p + "output.dense.bias"),
                 (w(p + "output.LayerNorm.weight"), w(p + "output.LayerNorm.bias")),
             ))
 
