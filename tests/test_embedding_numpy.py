@@ -88,6 +88,12 @@ def test_long_texts_are_cut_where_sentence_transformers_cuts_them(embedder, refe
     assert len(ours[0]) == 256 and ours[2] == [101, 102]  # [CLS] [SEP]
 
 
+def test_tokens_are_counted_as_sentence_transformers_counts_them_uncut(embedder, reference):
+    for text in (LONG * 3, "Where do I live?", "", "東京で寿司を食べました 🍣🎉"):
+        assert embedder.count_tokens(text) == reference.count_tokens(text)
+    assert embedder.count_tokens(LONG * 3) > 2000
+
+
 def test_the_local_embedder_loads_without_torch_or_a_model_hub():
     code = (
         "import sys; from dellm_site.ai.embedding import LocalEmbedder; "

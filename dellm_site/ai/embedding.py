@@ -116,6 +116,10 @@ class LocalEmbedder(Embedder):
             return np.zeros((0, self.dimensions), dtype=np.float32)
         return _normalise(np.asarray(self._load().encode(list(texts)), dtype=np.float32))
 
+    def count_tokens(self, text: str) -> int:
+        """How many of the model's tokens ``text`` is (uncut, without special tokens)."""
+        return self._load().count_tokens(text)
+
 
 class _SentenceTransformersEncoder:
     """The sentence-transformers model behind the same ``encode(texts)`` as ``MiniLM``."""
@@ -124,6 +128,9 @@ class _SentenceTransformersEncoder:
         self.library = model
         self.batch_size = batch_size
         self.dimensions = model.get_embedding_dimension()
+
+    def count_tokens(self, text: str) -> int:
+        return len(self.library.tokenizer(text, add_special_tokens=False)["input_ids"])
 
     def encode(self, texts: list[str]) -> np.ndarray:
         return self.library.encode(

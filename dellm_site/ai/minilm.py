@@ -93,6 +93,11 @@ class MiniLM:
             return [self.tokenizer.encode(prepared[0]).ids]
         return [encoding.ids for encoding in self.tokenizer.encode_batch(prepared)]
 
+    def count_tokens(self, text: str) -> int:
+        """How many tokens ``text`` is, uncut and without [CLS]/[SEP] (what a context costs in a prompt)."""
+        encoding = self.tokenizer.encode(text, add_special_tokens=False)
+        return len(encoding.ids) + sum(len(part.ids) for part in encoding.overflowing)
+
     def encode(self, texts: list[str]) -> np.ndarray:
         """Unit-length embeddings, shape (len(texts), dimensions), in the order given."""
         ids = self.tokenize(texts)
