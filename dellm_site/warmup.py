@@ -1,6 +1,6 @@
-"""Warm start: load what the first chat turn needs (the embedding model above all, several seconds on a CPU)
-when a server or worker process starts, in a background thread, so the process answers at once and the first
-message does not wait for the load.
+"""Warm start: load what the first chat turn needs (the embedding model above all: a few hundred milliseconds in
+numpy, several seconds through sentence-transformers and torch) when a server or worker process starts, in a
+background thread, so the process answers at once and the first message does not wait for the load.
 
 One load per process: ``warm_up_in_background`` starts the thread at most once, and a turn that arrives while
 the model is still loading waits for that same load (the embedder loads under its own lock), never a second

@@ -237,7 +237,10 @@ def _stage_timers(stages: dict[str, float]) -> Iterator[None]:
                 self.llm = llm
 
             def stream(self, prompt):
+                # A backend may compute its answer when asked (the local one does), before the first piece.
+                started = time.perf_counter()
                 iterator = iter(self.llm.stream(prompt))
+                stages["llm (instant)"] += (time.perf_counter() - started) * 1000
                 while True:
                     started = time.perf_counter()
                     try:
@@ -267,7 +270,7 @@ def _stage_timers(stages: dict[str, float]) -> Iterator[None]:
     wrapped = {
         "conversation_get": timed("load conversation", turns.conversation_get),
         "_recognise": timed("recognise forget request", turns._recognise),
-        "_user_message_store": timed("store question (+ queue embedding)", turns._user_message_store),
+        "_user_message_store": timed("store question (+ its embedding)", turns._user_message_store),
         "context_retrieve": timed("retrieve context", turns.context_retrieve),
         "edges_record": timed("record edges", turns.edges_record),
         "_reply_store": timed("store reply (edges, queue tasks)", turns._reply_store),

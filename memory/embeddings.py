@@ -27,6 +27,14 @@ def embedding_store(*, node_id: int, vector: np.ndarray | None = None, owner_id:
     return embedding
 
 
+def embedding_add(*, node: Node, vector: np.ndarray) -> Embedding:
+    """Store the vector of a node created in the current transaction, computed by the caller from the node's own
+    text with the configured embedder (a chat turn embeds its question anyway): one insert, no second embedding."""
+    return Embedding.objects.create(
+        node=node, owner_id=node.owner_id, vector=vector.tolist(), backend=get_embedder().name
+    )
+
+
 def text_embed(*, text: str) -> list[float]:
     """The vector of a text that is not stored (a question, a forget request), as plain floats."""
     return [float(x) for x in get_embedder().embed_one(text)]

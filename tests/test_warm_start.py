@@ -14,7 +14,7 @@ from dellm_site import warmup
 from dellm_site.ai import embedding
 from tests.conftest import app_env, start_web, start_worker
 
-MODEL_LOADED = "Loading SentenceTransformer model"
+MODEL_LOADED = "embedder: loaded"
 
 
 def wait_for(predicate, timeout=120, interval=0.2):
@@ -27,10 +27,11 @@ def wait_for(predicate, timeout=120, interval=0.2):
 
 
 class SlowModel:
-    """Stands in for the sentence-transformers model: slow to construct, counted."""
+    """Stands in for the embedding model: slow to construct, counted."""
 
     built = 0
     release = threading.Event()
+    dimensions = 384
 
     def __init__(self, *args, **kwargs):
         type(self).built += 1
@@ -43,11 +44,11 @@ class SlowModel:
 @pytest.fixture
 def fresh_warmup(monkeypatch):
     """A process that has not warmed up yet, with an embedder whose model loads only when the test says so."""
-    import sentence_transformers
+    from dellm_site.ai import minilm
 
     SlowModel.built = 0
     SlowModel.release = threading.Event()
-    monkeypatch.setattr(sentence_transformers, "SentenceTransformer", SlowModel)
+    monkeypatch.setattr(minilm, "MiniLM", SlowModel)
     embedder = embedding.LocalEmbedder()
     monkeypatch.setattr(embedding, "get_embedder", lambda: embedder)
     monkeypatch.setattr(warmup, "_thread", None)

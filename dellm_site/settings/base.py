@@ -231,7 +231,12 @@ _embedder = env("DELLM_EMBEDDER", default="") or "local"
 DELLM_EMBEDDER = {
     "local": {
         "BACKEND": "dellm_site.ai.embedding.LocalEmbedder",
-        "OPTIONS": {"dimensions": 384, "threads": env.int("DELLM_EMBEDDER_THREADS", default=1)},
+        # engine: numpy (default; no torch) or sentence-transformers (the library, with torch): the same vectors.
+        "OPTIONS": {
+            "dimensions": 384,
+            "threads": env.int("DELLM_EMBEDDER_THREADS", default=1),
+            "engine": env("DELLM_EMBEDDER_ENGINE", default="numpy"),
+        },
     },
     "openai": {
         "BACKEND": "dellm_site.ai.embedding.OpenAIEmbedder",

@@ -204,11 +204,9 @@ def dep_plan_runs(user, *, sets: list[tuple[set[int], int]]) -> tuple[list[float
 
 
 def _tokenizer() -> Callable[[str], int]:
-    model = getattr(get_embedder(), "_load", None)
-    tokenizer = getattr(model(), "tokenizer", None) if model else None
-    if tokenizer is None:
-        return lambda text: len(text.split())
-    return lambda text: len(tokenizer(text, add_special_tokens=False)["input_ids"])
+    """Tokens of a text by the local model's tokenizer; words with an embedder that has none."""
+    count = getattr(get_embedder(), "count_tokens", None)
+    return count if count is not None else (lambda text: len(text.split()))
 
 
 def _items_block(contents: list[str]) -> str:
