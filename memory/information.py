@@ -82,8 +82,20 @@ def _asks(sentence: str) -> bool:
     return is_question(sentence) or bool(_REQUEST.match(sentence))
 
 
+# A statement the question follows: "my uncle runs a hawala business, is that legal?", "My PAN is X - can you ...?"
+_STATED_FIRST = re.compile(
+    r"^(?:i|i'm|im|i've|ive|i'd|i was|my|we|we're|we've|our|me and|mine)\b[^,;?]*?(?:,|;|\s[-\u2013\u2014]+)\s+\S",
+    re.IGNORECASE,
+)
+
+
 def _user_sentence_informs(sentence: str) -> bool:
-    return not _asks(sentence) or bool(_EMBEDDED.search(sentence))
+    if not _asks(sentence) or _EMBEDDED.search(sentence):
+        return True
+    if not _STATED_FIRST.match(sentence):
+        return False
+    first = re.split(r",|;|\s[-\u2013\u2014]+\s", sentence, maxsplit=1)[0]
+    return len(first.split()) >= 3 and not _asks(first)  # "I wonder, what ...?" states nothing
 
 
 def _reply_clause_informs(clause: str) -> bool:
