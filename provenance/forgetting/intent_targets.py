@@ -276,7 +276,7 @@ def extract_targets(text: str) -> list[str]:
 
 
 # The words a request is made of rather than what it names: asking, deleting, keeping, memory, politeness.
-_FRAME_WORDS = set(
+FRAME_WORDS = set(
     """
     a an the and or but so then just please pls kindly now also actually ok okay hey hi hello dear thanks thank ty
     cheers sorry well look wait um oh yes no not don't do does did doesn't didn't can could would will won't shall
@@ -307,5 +307,5 @@ def request_gist(text: str) -> str:
     the one that's Bríd's birthday, would you get rid of it" -> "PIN one Bríd's birthday". Used when no target
     can be read from the request's shape; "" when nothing is left."""
     raw = _respell((text or "")[:MAX_CHARS]).replace("’", "'")
-    words = [w for w in _GIST_WORD.findall(raw) if w.lower().strip(".") not in _FRAME_WORDS]
+    words = [w for w in _GIST_WORD.findall(raw) if w.lower().strip(".") not in FRAME_WORDS]
     return " ".join(words)
