@@ -89,13 +89,21 @@ _STATED_FIRST = re.compile(
 )
 
 
+_QUESTION_WORD = re.compile(r"\b(?:who|whom|whose|what|when|where|which|why|how|if|whether)\b", re.IGNORECASE)
+
+
 def _user_sentence_informs(sentence: str) -> bool:
     if not _asks(sentence) or _EMBEDDED.search(sentence):
         return True
-    if not _STATED_FIRST.match(sentence):
-        return False
     first = re.split(r",|;|\s[-\u2013\u2014]+\s", sentence, maxsplit=1)[0]
-    return len(first.split()) >= 3 and not _asks(first)  # "I wonder, what ...?" states nothing
+    if first == sentence or _asks(first):
+        return False
+    if _STATED_FIRST.match(sentence):
+        return len(first.split()) >= 3  # "I wonder, what ...?" states nothing
+    # A long opening clause with no question word in it states something, in any language ("debo 8 mil pesos a
+    # una app de préstamos y están llamando a mis contactos, es legal eso?"); "In what genre does she write, and
+    # ...?" asks.
+    return len(first.split()) >= 6 and not _QUESTION_WORD.search(first)
 
 
 def _reply_clause_informs(clause: str) -> bool:
