@@ -92,7 +92,7 @@ def resolution_evaluate(personas: list[dict]) -> dict:
                     requests["verbatim"] = persona["forget_request"]
                 for style, request in requests.items():
                     matched, related = resolved_matches(
-                        user=user, targets=request_targets(request), fallback=request_gist(request)
+                        user=user, targets=request_targets(request), fallback=request_gist(request), context=request
                     )
                     right = ids[qa["fact_index"]]
                     others = (set(matched) & set(ids)) - {right} - restated
@@ -131,7 +131,8 @@ def conversation_resolution_evaluate(rows: list[dict]) -> dict:
             right = stored[row["target"]]
             try:
                 matched, related = resolved_matches(
-                    user=user, targets=request_targets(row["text"]), fallback=request_gist(row["text"])
+                    user=user, targets=request_targets(row["text"]), fallback=request_gist(row["text"]),
+                    context=row["text"],
                 )
             except ApplicationError:
                 matched, related = {}, []

@@ -82,8 +82,28 @@ def _asks(sentence: str) -> bool:
     return is_question(sentence) or bool(_REQUEST.match(sentence))
 
 
+# A statement the question follows: "my uncle runs a hawala business, is that legal?", "My PAN is X - can you ...?"
+_STATED_FIRST = re.compile(
+    r"^(?:i|i'm|im|i've|ive|i'd|i was|my|we|we're|we've|our|me and|mine)\b[^,;?]*?(?:,|;|\s[-\u2013\u2014]+)\s+\S",
+    re.IGNORECASE,
+)
+
+
+_QUESTION_WORD = re.compile(r"\b(?:who|whom|whose|what|when|where|which|why|how|if|whether)\b", re.IGNORECASE)
+
+
 def _user_sentence_informs(sentence: str) -> bool:
-    return not _asks(sentence) or bool(_EMBEDDED.search(sentence))
+    if not _asks(sentence) or _EMBEDDED.search(sentence):
+        return True
+    first = re.split(r",|;|\s[-\u2013\u2014]+\s", sentence, maxsplit=1)[0]
+    if first == sentence or _asks(first):
+        return False
+    if _STATED_FIRST.match(sentence):
+        return len(first.split()) >= 3  # "I wonder, what ...?" states nothing
+    # A long opening clause with no question word in it states something, in any language ("debo 8 mil pesos a
+    # una app de préstamos y están llamando a mis contactos, es legal eso?"); "In what genre does she write, and
+    # ...?" asks.
+    return len(first.split()) >= 6 and not _QUESTION_WORD.search(first)
 
 
 def _reply_clause_informs(clause: str) -> bool:

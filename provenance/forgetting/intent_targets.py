@@ -19,6 +19,9 @@ VAGUE = {
     "what i just said", "everything i just said", "my data", "all my data", "my personal data", "my info",
     "my information", "my personal information", "all my personal information", "everything about me",
     "who i am", "the last thing i told you", "my last message", "my previous message", "that last message",
+    "what i told you", "what i said", "what i mentioned", "what i shared", "what i wrote", "all that", "all of that",
+    "that stuff", "this stuff", "the thing", "that thing", "it all", "any of it", "everything i told you", "what",
+    "before", "earlier", "previously", "today", "yesterday",
 }
 _I = re.IGNORECASE
 _KEEPING = (r"keep(?:ing)? (?:track of|tabs on|a record of|records of|notes of|a note of)|hav(?:e|ing)|"
@@ -47,7 +50,8 @@ _BETWEEN = [re.compile(p, _I) for p in (
     r"\b(?:can|could|may)\s+(?P<t>(?!you\b|u\b|i\b).+?)\s+be\s+(?:deleted|removed|erased|wiped|forgotten|purged|"
     r"scrubbed)\b",
     r"\b(?:consider|treat)\s+(?P<t>.+?)\s+(?:as\s+)?(?:unsaid|deleted|never said|forgotten|gone)\b",
-    r"^(?:\W*\w+,\s*)?(?P<t>.+?)\s+(?:is|are)\s+(?:none of your business|not your business|private|personal|"
+    r"^(?:\W*\w+,\s*)?(?P<t>.+?)\s+(?:is|are)\s+(?:none of your business|not your business|nobody's business|"
+    r"no one's business|no-one's business|private|personal|"
     r"sensitive)\b",
 )]
 # Patterns after which the target follows: (pattern, priority).
@@ -60,24 +64,32 @@ _AFTER = [(re.compile(p, _I), rank) for p, rank in (
     (r"\b(?:you|u)\s+(?:shouldn'?t|should not|don'?t need to|no longer need to|don'?t need|do not need)\s+"
      r"(?:be\s+)?(?:(?:know|knowing|keeping|keep|remember|store|storing|have)\s+)?", 0),
     (r"\b(?:pretend|act (?:as if|like)|forget|regret|wish|shouldn'?t have|should not have|never should have|"
-     r"let'?s pretend|undo)\b[^.?!,]{0,25}?\b(?:told you|tell(?:ing)? you|mention(?:ed|ing)?|said|say(?:ing)?|"
-     r"shar(?:ed|ing)|heard(?: about)?|me telling you)\b\s*(?:(?:about|anything about|that(?!\s*\W)|with you)\s+)?", 0),
+     r"let'?s pretend|undo|why|second thoughts)\b[^.?!,]{0,25}?\b(?:told you|tell(?:ing)? you|mention(?:ed|ing)?|"
+     r"said|say(?:ing)?|shar(?:ed|ing)|heard(?: about)?|me telling you|typed|wrote|pasted|posted|entered|gave you)"
+     r"\b\s*(?:(?:about|anything about|that(?!\s*\W)|with you)\s+)?", 0),
     (r"\b(?:take|taking)\s+back\s+what i (?:said|told you|mentioned)\s+(?:about\s+)?", 0),
-    (rf"\b(?:stop|stopping|quit|quitting|don'?t|do not|no longer|never|cease)\s+(?:{_KEEPING})\b\s*", 0),
+    (rf"\b(?:stop|stopping|quit|quitting|don'?t|do not|no longer|never|cease|(?:you|u)\s+(?:\w+ly\s+)?not)\s+"
+     rf"(?:{_KEEPING})\b\s*", 0),
     (r"\bno (?:record|trace|memory|note)s? of\s+", 0),
+    # "my daughter's allergy info - I'd rather that wasn't stored": the target came before.
+    (r"\b(?:rather|prefer)\s+(?:that|it|this)\s+(?:was\s+not|wasn'?t|weren'?t|isn'?t|not be|not being)\s+"
+     r"(?:stored|kept|saved|remembered|recorded|held)\b", 0),
     (r"\b(?:clean slate|slate clean)\s+(?:on|about|regarding|with)\s+", 0),
     (rf"\b(?:{_VERB})\b(?:\s+(?:out|off|away|up|about)\b)?\s*", 1),
 )]
 
-_SENTENCE_END = re.compile(r"[.!?]+(?=\s|$)|\s+[-\u2013\u2014]+\s+|\.\.\.")
+# Laughter and emoji end a thought as a full stop does ("the bi thing lol my mum ...", "my cuz 😭 i aint ...").
+_SENTENCE_END = re.compile(r"[.!?]+(?=\s|$)|\s+[-\u2013\u2014]+\s+|\.\.\.|\s+(?:lol|lmao|haha+|rofl)\b|"
+                           r"\s*[\U0001F300-\U0001FAFF\u2600-\u27BF]+")
 _REMARK = re.compile(
     r"^(?:that|it|this|these|those|i|you|u|please|pls|thanks|thank|seriously|ok|okay|lol|and|so|but|sorry|also|"
-    r"just|no|not|never|nobody|hey|wait|actually|can|could|would|will|do|don't)\b|\b(?:i|i'm|i've|i'd|me|my|you|"
-    r"your|please|thanks|forget|remember|delete|erase|private|personal|sensitive)\b|\?$", _I)
+    r"just|no|not|never|nobody|hey|wait|actually|can|could|would|will|do|don't|if|because|since|otherwise)\b|"
+    r"\b(?:i|i'm|i've|i'd|me|my|you|your|them|please|thanks|forget|remember|delete|erase|private|personal|"
+    r"sensitive|would|wouldn't|won't|want|wants)\b|\?$", _I)
 _COMMA_TAIL = re.compile(
     rf",\s*(?:it'?s|it was|that'?s|that was|this is|i\b|i'm|i'd|because|since|as\b|cause|cuz|thanks|thank you|thx|"
     rf"please|pls|ok\b|okay|would you|will you|can you|could you|if you|when you|now\b|for real|seriously|just|"
-    rf"if that'?s|if possible|no questions|as discussed|thanks in advance|"
+    rf"if that'?s|if possible|no questions|as discussed|thanks in advance|no need|(?:i\s+)?don'?t want|do not want|"
     rf"(?:and\s+)?(?:please\s+)?(?:{_VERB}|don'?t keep|don'?t remember|do not keep)\b)", _I)
 _PLACE_TAIL = re.compile(
     rf"\s+(?:from|out of|off|in|on|into|down)\s+(?:your|you'?re|the|my)?\s*(?:{_MEMORY_PLACE}|what you know|"
@@ -87,9 +99,11 @@ _VERB_TAIL = re.compile(rf"\s+(?:and\s+)?(?:please\s+)?(?:{_VERB}|don'?t keep|do
                         r"(?:it|that|this|them|all of it)\b.*$", _I)
 _TAIL = re.compile(
     r"(?:\s+|^)(?:on file|in memory|for good|forever|completely|entirely|permanently|right now|right away|now|asap|"
-    r"immediately|please|pls|thanks|thank you|for me|again|too|as well|if you can|when you get a chance|i mean it|"
+    r"immediately|please|pls|thanks|thank you|ty|thx|cheers|for me|again|too|as well|if you can|when you get a chance|"
+    r"i mean it|lol|lmao|haha+|yeah|yea|whatsoever|at all|in here|on here|on record|"
     r"would you|will you|ok|okay|with you|as per .*|under gdpr|already|altogether|if that'?s ok(?:ay)?|if possible|"
-    r"no questions asked|straight away|as discussed|for real|deleted|erased|removed|wiped|gone|forgotten|purged)$", _I)
+    r"no questions asked|straight away|as discussed|for real|deleted|erased|removed|wiped|gone|forgotten|purged|"
+    r"saved|stored|kept|sitting there)$", _I)
 # "... anymore" ends the request, unless the target itself is negative ("my sister and I don't speak anymore").
 _ANYMORE = re.compile(r"^(?!.*\b(?:not|no longer|never)\b|.*n't\b)(.*?)\s+any ?more$", _I)
 _LEADS = [re.compile(p, _I) for p in (
@@ -109,7 +123,8 @@ _LEADS = [re.compile(p, _I) for p in (
     r"^(?:all |the |any |every |each |my |our )?(?:earlier |previous |last |old )?(?:messages?|chats?|"
     r"conversations?)\s+(?:about|where (?:i )?(?:said|mentioned|talked about)|that mentions?|which mentions?|"
     r"in which i (?:said|mentioned))\s*(?:that\s+)?",
-    r"^(?:(?:that|the|this)\s+)?(?:thing|bit|part|stuff)\s+(?:i (?:said|told you|mentioned)\s+|"
+    r"^(?:(?:that|the|this)\s+)?(?:thing|bit|part|stuff|story|matter|business|situation|news)\s+(?:i (?:said|told "
+    r"you|mentioned)\s+|"
     r"from (?:before|earlier)\s+)?"
     r"(?:about|on|regarding)\s+",
     r"^your (?:memor(?:y|ies)|notes|records?|files?|info|data)\s+(?:of|about|on|regarding)\s+",
@@ -119,26 +134,50 @@ _LEADS = [re.compile(p, _I) for p in (
     r"^(?:(?:remember|you know) (?:when|how)|why did) i (?:ever )?(?:told you|tell you|said|say|mentioned|mention)"
     r"(?:\s+about)?\s+(?:that\s+)?",
     r"^(?:me telling you|the fact)\s+(?:that\s+)?",
+    r"^(?:something|anything)(?:\s+(?:dark|private|personal|sensitive|embarrassing|important|else))?\s+(?:about|"
+    r"regarding|on)\s+",
+    r"^(?:(?:earlier|before|previously),?\s+)?i (?:just |once )?(?:wrote|typed|pasted|gave you|shared|posted|entered)"
+    r"\s+",
 )]
 _HEAD = re.compile(
     r"^(?:my|his|her|their|our|the|that|this|those|these|where|what|how|when|why|whether|everything|anything|all|any|"
     r"i|i'm|i've|i'd|i'll|i was|we|he|she|they)\b", _I)
-_COMMA_NOT_HEAD = re.compile(r"^(?:which|who|whom|whose|where (?!i\b)|so|but)\b", _I)
+_COMMA_NOT_HEAD = re.compile(r"^(?:which|who|whom|whose|where (?!i\b)|so|but|the one|the ones)\b", _I)
 _SEPARATOR = re.compile(r"(\s*,\s*(?:and\s+|&\s+|plus\s+)?|\s+(?:and|&|plus|as well as)\s+)", _I)
 # Words that explain a request rather than name its target ("I said too much", "that was private").
 _REASON = re.compile(r"^(?:that|it|this|it's|that's|there|can|could|would|will|please|i'?d|i would|i want|i need|"
+                     r"i think|i feel|i should|i guess|i know|i trust|i hope|"
                      r"let'?s|go ahead|start|mind|is there|is it|hey|on second thought)\b|\byou\b|\b(?:said|"
                      r"shared|overshared|told|typed|regret|"
                      r"comfortable|mistake|private|personal|sensitive|embarrassing|business|privacy|careful|idea|"
                      r"trust|relevant|out of date|too much|thinking|oversharing)\b", _I)
 _INTERJECTION = re.compile(r"^(?:\W*(?:ok|okay|so|hey|hi|um|right|alright|well|look|wait|actually|honestly|oh|also|"
+                           r"on reflection|on second thoughts?|in hindsight|frankly|to be honest|thinking about it|"
                            r"ugh|argh|oops|hmm|damn|sorry)"
                            r"\b[\s,.:-]*)+", _I)
 
 
+_ACRONYM = re.compile(r"\b[A-Z]{2,}\b")
+_POSSESSIVE_CUZ = re.compile(r"\b(my|his|her|our|their|your|ur)\s+cuz\b", _I)
+
+
+def _respell(text: str) -> str:
+    """Shorthand and typos spelt out as ``respell`` does, except where the user plainly meant the word they wrote:
+    acronyms ("my tax ID", "the ED stuff") and "my cuz" (a cousin, not "because"); "bout" is "about"."""
+    if sum(c.isupper() for c in text) > sum(c.islower() for c in text):  # shouting: no word is an acronym
+        return re.sub(r"\bbout\b", "about", respell(text), flags=_I)
+    acronyms = iter(_ACRONYM.findall(text))
+    text = _ACRONYM.sub("\x00", _POSSESSIVE_CUZ.sub(r"\1 cousin", text))
+    text = re.sub(r"\bbout\b", "about", respell(text))
+    return re.sub("\x00", lambda _: next(acronyms), text)
+
+
 def _clean(target: str) -> str:
     target = target.strip()
-    pronoun = re.match(r"(it|that|this|them|all of it)\s*[,;:\-\u2013\u2014]", target, _I)
+    if re.match(r"[.!?]", target):  # "I'd rather that wasn't stored. Gwenllian is ...": nothing after the anchor
+        return ""
+    pronoun = re.match(r"(it|that|this|them|all of it)\s*(?:(?:please|pls|now|too|as well)\s*)?[,;:\-\u2013\u2014]",
+                       target, _I)
     if pronoun:  # "scratch that, don't rember it": the pronoun is the whole target
         return pronoun.group(1)
     for cut in _SENTENCE_END.finditer(target):
@@ -147,6 +186,8 @@ def _clean(target: str) -> str:
         if cut.group(0).strip() != "." or not rest or _REMARK.search(rest):
             target = target[: cut.start()]
             break
+    for lead in _LEADS[1:]:  # "Before, I told you something ...": the lead goes before a comma can end the target
+        target = lead.sub("", target)
     cut = _COMMA_TAIL.search(target)
     if cut:
         target = target[: cut.start()]
@@ -186,19 +227,32 @@ def split_targets(target: str) -> list[str]:
     return [p for p in out if p] or ([_clean(target)] if _clean(target) else [])
 
 
+_TOLD_YOU = r"\b(?:told|tell|telling|gave|give|giving|showed|sent|asked)\s+(?:you|u)\b"
+
+
 def _look_back(prefix: str) -> str | None:
-    # "my salary? forget it": a noun phrase or fact before the request, never a reason ("that was private, so ...").
+    """"my salary? forget it": a noun phrase or fact before the request, never a reason ("that was private, so ...").
+    The nearest sentence that is not a reason, or the first clause of one ("My pseudonym is known to almost no one,
+    and I would like that to include you. Please unlearn it."), at most three sentences back."""
     prefix = re.sub(r"[\s,:;?!.\-\u2013\u2014]*(?:\b(?:so|and|then|please|pls|just|ok|okay|can you|could you|"
                     r"would you|wait|actually|no)\W*)*$", "", prefix, flags=_I)
-    target = _clean(_INTERJECTION.sub("", _SENTENCE_END.split(prefix)[-1]))
-    if not target or len(target.split()) > 16 or _REASON.search(target):
-        return None
-    return target
+    sentences = [s for s in re.split(rf"(?:{_SENTENCE_END.pattern}|:\s)", prefix) if s and s.strip()]
+    for sentence in reversed(sentences[-3:]):
+        sentence = re.sub(r"^(?:there (?:is|was|'s)|here'?s)\s+", "", _INTERJECTION.sub("", sentence.strip()), flags=_I)
+        head, _, rest = sentence.partition(",")
+        # Addressed to the assistant after a comma ("My pseudonym is known to almost no one, and I would like that
+        # to include you"): only its first clause names something.
+        piece = head if re.search(r"\b(?:you|u)\b", re.sub(_TOLD_YOU, "", rest, flags=_I), _I) else sentence
+        target = _clean(piece)
+        named = re.sub(_TOLD_YOU, "", target, flags=_I)  # "the long ID number I gave you" is no reason
+        if target and len(target.split()) <= 16 and not _REASON.search(named) and not is_vague(target):
+            return target
+    return None
 
 
 def extract_targets(text: str) -> list[str]:
     """What ``text`` asks to forget, as the user wrote it; ["it"] for "forget it", [] when nothing is found."""
-    raw = respell((text or "")[:MAX_CHARS]).replace("’", "'").replace("‘", "'").replace("“", '"').replace("”", '"')
+    raw = _respell((text or "")[:MAX_CHARS]).replace("’", "'").replace("‘", "'").replace("“", '"').replace("”", '"')
     candidates: list[tuple[int, int, str]] = []  # (rank, anchor start, target)
     for pattern in _BETWEEN:
         found = pattern.search(raw)
@@ -222,7 +276,7 @@ def extract_targets(text: str) -> list[str]:
 
 
 # The words a request is made of rather than what it names: asking, deleting, keeping, memory, politeness.
-_FRAME_WORDS = set(
+FRAME_WORDS = set(
     """
     a an the and or but so then just please pls kindly now also actually ok okay hey hi hello dear thanks thank ty
     cheers sorry well look wait um oh yes no not don't do does did doesn't didn't can could would will won't shall
@@ -252,6 +306,6 @@ def request_gist(text: str) -> str:
     """What a request is about once its asking, deleting and politeness words are gone: "the PIN I told you,
     the one that's Bríd's birthday, would you get rid of it" -> "PIN one Bríd's birthday". Used when no target
     can be read from the request's shape; "" when nothing is left."""
-    raw = respell((text or "")[:MAX_CHARS]).replace("’", "'")
-    words = [w for w in _GIST_WORD.findall(raw) if w.lower().strip(".") not in _FRAME_WORDS]
+    raw = _respell((text or "")[:MAX_CHARS]).replace("’", "'")
+    words = [w for w in _GIST_WORD.findall(raw) if w.lower().strip(".") not in FRAME_WORDS]
     return " ".join(words)

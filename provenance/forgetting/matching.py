@@ -65,12 +65,13 @@ def resolved_matches(
     vectors: list[list[float]] | None = None,
     threshold: float | None = None,
     fallback: str | None = None,
+    context: str | None = None,
 ) -> tuple[dict[int, Match], list[dict]]:
-    """M for a request in words (each target resolved against the user's statements and facts), and
-    the possibly related items to offer unchecked. With an explicit ``threshold``, every stored item at
-    least that similar in meaning to a target is matched too. ``fallback`` (the request's gist) is
-    resolved when the targets match nothing."""
-    resolution = resolve(user=user, targets=targets, vectors=vectors, fallback=fallback)
+    """M for a request in words (each target resolved against the user's statements and facts, alongside
+    ``context``, the whole request, when given), and the possibly related items to offer unchecked. With an
+    explicit ``threshold``, every stored item at least that similar in meaning to a target is matched too.
+    ``fallback`` (the request's gist) is resolved when the targets match nothing."""
+    resolution = resolve(user=user, targets=targets, vectors=vectors, fallback=fallback, context=context)
     matched = {c.id: Match(c.reason, c.score) for c in resolution.matched}
     if threshold is not None and vectors:
         for vector in vectors:
@@ -88,6 +89,8 @@ def related_why(candidate: Candidate) -> str:
     """Why an item is offered as possibly related, in plain words."""
     if candidate.words >= 0.3:
         return f"shares words with “{candidate.target}”"
+    if candidate.kind:
+        return f"is about the same kind of thing as “{candidate.target}” ({candidate.kind.replace('_', ' ')})"
     if candidate.meaning >= 0.5:
         return f"says something close to “{candidate.target}” in other words"
     return f"is about something near “{candidate.target}”"

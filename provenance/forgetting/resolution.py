@@ -1,16 +1,27 @@
 """Target resolution: which of the user's items a request in words names ("where I live", "my ex, Tom",
 "that I have a tortoise called Sheldon"), and which are only possibly related.
 
-Each target is compared with the user's statements and facts in two ways: by meaning (cosine similarity
-of embeddings) and by words (Postgres full-text search with OR semantics over the target's *specific*
-words: names, numbers, quoted text, which embeddings tend to blur). Words can only raise the score of
-meaning, never stand in for it: "what is the name of my pet" must not match "My name is Chiara". An
-item is *matched* when its score is close to the best candidate's (relative, not one fixed cutoff)
-and above a floor; items a little further off are offered as *possibly related*, unchecked, each with
-why. Facts act as bridges: a matched fact brings the messages it was taken from.
+Every item a request may name (a statement of the user's, a fact) is scored against each target three ways:
+
+- by meaning: the cosine of the target's embedding and the item's stored one;
+- by words: the share of the target's content words (names, numbers, but also "salary", "loan", "uncle"; not
+  the words requests are made of) the item holds, each word weighted by how rare it is in the user's store,
+  found by Postgres full-text search with OR semantics. Words raise the score of meaning, never stand in for it;
+- by kind: both sides are placed among kinds of personal information (``categories``: home, health, debt,
+  identity numbers, ...) by the vectors they already have, so "the place where we live" reaches "Our house
+  address is ..." and "my illness" reaches "Prostate cancer, in remission".
+
+The whole request is scored the same way (its wording often says what the extracted target leaves out: "the
+gentleman from the internet" of "that business") and averaged with each target's score. An item and the facts
+taken from it are one statement: the statement scores as its best part. A request names one thing per target,
+so a statement is *matched* when it is clearly ahead of the next best (by a margin, or sure on its own) and above
+a floor; statements within a hair of it match too (several items may say the same thing). The rest, above a lower
+floor, are offered as *possibly related*, unchecked, each with why. A matched fact brings the messages it was
+taken from.
 
 Messages that only ask ("where do I live?") and the assistant's own replies are never matched by words or
 meaning: they hold no statement of the user's; a reply that repeats a matched item is in Dep(M) anyway.
+Nothing here embeds an item: the items' vectors are the stored ones, the kinds' phrases are embedded once.
 """
 
 from __future__ import annotations
@@ -19,8 +30,9 @@ import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cache
 
-from django.contrib.postgres.search import SearchQuery, SearchVector
+import numpy as np
 from django.db import connection
 from django.db.models import QuerySet
 from pgvector.django import CosineDistance
@@ -28,26 +40,29 @@ from pgvector.django import CosineDistance
 from dellm_site.ai.embedding import get_embedder
 from memory.graph import context_ids
 from memory.models import Embedding, Node, NodeKind
+from memory.retrieval import OWNED_WORDS_MATCH
 
-# How far below the best candidate an item may score and still match (both a share of the best score
-# and a distance from it), and the floors of both lists. Chosen on the first half of the persona file
-# (three phrasings of each request); the second half is reported as held out.
-MATCH_RATIO = 0.9
-MATCH_MARGIN = 0.1
+from .categories import NAMES_A_KIND, kinds
+from .intent_targets import FRAME_WORDS
+
+# Scores. Chosen on three of the independent request sets; the others are only ever scored.
+WORDS_LIFT = 0.5  # how much holding every content word of the target closes the gap to a perfect score
+UNHELD_WORD = 0.5  # the weight, against a held word's, of a target word no item holds
+KIND_LIFT = 0.45  # what sharing the target's kind adds
+CONTEXT_WEIGHT = 1.0  # the whole request's score, against each target's
+# Deciding: the best statement matches when it leads the next by MATCH_GAP (over MATCH_FLOOR) or reaches
+# MATCH_SURE; any within MATCH_MARGIN of it matches too.
 MATCH_FLOOR = 0.28
-# A target written out as a whole sentence names one statement nearly word for word; the floor rises with
-# its length (up to the old fixed cutoff), so a sentence whose statement is gone matches nothing nearby.
-SENTENCE_FLOOR = 0.6
+MATCH_SURE = 0.7
+MATCH_GAP = 0.08
+MATCH_MARGIN = 0.02
 RELATED_FLOOR = 0.2
-# How much holding every specific word of the target (a name, a number) closes the gap to a perfect score.
-WORDS_LIFT = 0.5
 RELATED_LIMIT = 8
+# Candidates: the nearest items by meaning (to each target, to the request, to the target's kind), and the
+# holders of each rare word (one held by at most RARE_HOLDERS items).
 CANDIDATES = 60
-
-
-_LEXEMES_SQL = """
-SELECT lexeme FROM unnest(to_tsvector('english', %(text)s))
-"""
+RARE_HOLDERS = 60
+HOLDERS_MAX = 240
 
 
 @dataclass(frozen=True)
@@ -57,7 +72,8 @@ class Candidate:
     meaning: float
     words: float
     target: str
-    reason: str  # semantic | keyword | fact_source
+    reason: str  # semantic | keyword | kind | fact_source
+    kind: str | None = None  # the kind of information target and item share, when that brought them together
 
 
 @dataclass(frozen=True)
@@ -77,22 +93,12 @@ def _statements(*, user) -> QuerySet[Node]:
     )
 
 
-def _meaning(*, user, vector: list[float], statements: QuerySet[Node]) -> dict[int, float]:
-    rows = (
-        Embedding.objects.filter(owner=user, node__in=statements)
-        .annotate(distance=CosineDistance("vector", vector))
-        .order_by("distance")
-        .values_list("node_id", "distance")[:CANDIDATES]
-    )
-    return {node_id: max(0.0, 1.0 - float(distance)) for node_id, distance in rows}
-
-
 _QUOTED = re.compile(r"[\"“‘']([^\"”’']{2,})[\"”’']")
 _SPECIFIC = re.compile(r"\b(?:\d[\w./-]*|[A-Z][\w'-]*)")
 
 
 def specific_words(text: str) -> str:
-    """The words of a target that name something in particular: numbers, capitalised words past the
+    """The words of a text that name something in particular: numbers, capitalised words past the
     first one (a name, a place), and anything in quotes."""
     quoted = " ".join(_QUOTED.findall(text))
     words = text.split()
@@ -100,114 +106,245 @@ def specific_words(text: str) -> str:
     return " ".join([quoted, *(w for w in _SPECIFIC.findall(rest) if w not in ("I", "I'm", "I've", "I'd", "I'll"))])
 
 
-def _quoted(lexeme: str) -> str:
-    # One lexeme as a raw tsquery term. It is already normalised by to_tsvector, so it is parsed with the "simple"
-    # configuration: the English stemmer is not idempotent ("virelle" -> "virell" -> "virel") and would miss it.
-    return "'" + lexeme.replace("'", "''") + "'"
-
-
-def _words(*, text: str, statements: QuerySet[Node]) -> dict[int, float]:
-    """Share of the target's specific words (weighted by rarity in the user's store) each item holds."""
-    text = specific_words(text)
-    if not text.strip():
-        return {}
+@cache
+def _frame_lexemes() -> frozenset[str]:
+    """The words requests are made of ("forget", "please", "stuff"), as full-text lexemes."""
     with connection.cursor() as cursor:
-        cursor.execute(_LEXEMES_SQL, {"text": text})
-        lexemes = [row[0] for row in cursor.fetchall()]
+        cursor.execute("SELECT coalesce(tsvector_to_array(to_tsvector('english', %s)), '{}')",
+                       [" ".join(sorted(FRAME_WORDS))])
+        return frozenset(cursor.fetchone()[0])
+
+
+def _lexemes(texts: list[str]) -> list[set[str]]:
+    """Each text's content words as lexemes (stemmed, without stop words and request words)."""
+    if not texts:
+        return []
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT coalesce(tsvector_to_array(to_tsvector('english', t)), '{}') FROM unnest(%s::text[]) "
+            "WITH ORDINALITY AS x(t, i) ORDER BY i",
+            [texts],
+        )
+        frame = _frame_lexemes()
+        return [set(row[0]) - frame for row in cursor.fetchall()]
+
+
+_HOLDERS_SQL = f"""
+SELECT w.lexeme, h.id FROM unnest(%(lexemes)s::text[]) AS w(lexeme)
+CROSS JOIN LATERAL (
+    SELECT n.id FROM memory_node n
+    LEFT JOIN chat_message m ON m.node_ptr_id = n.id AND m.owner_id = %(owner)s
+    WHERE n.owner_id = %(owner)s AND {OWNED_WORDS_MATCH.replace("%(query)s", "quote_literal(w.lexeme)")}
+      AND n.retrievable AND n.informative AND n.kind IN ('message', 'fact') AND m.role IS DISTINCT FROM 'assistant'
+    LIMIT {HOLDERS_MAX}
+) h
+"""
+
+
+def _holders(*, user, lexemes: set[str]) -> dict[str, set[int]]:
+    """The statements holding each lexeme (at most HOLDERS_MAX counted), one query through the owner's index."""
     if not lexemes:
         return {}
-    searchable = statements.annotate(search=SearchVector("content", config="english"))
-    holding: dict[int, set[str]] = {}
-    freq: dict[str, int] = {}
-    for lexeme in lexemes:
-        found = list(
-            searchable.filter(search=SearchQuery(_quoted(lexeme), config="simple", search_type="raw"))
-            .values_list("pk", flat=True)[: CANDIDATES * 4]
-        )
-        freq[lexeme] = len(found)
-        for pk in found:
-            holding.setdefault(pk, set()).add(lexeme)
-    total = statements.count()
-    # A word found in every item says nothing about which item is meant.
-    weight = {lex: math.log((total + 1) / (freq.get(lex, 0) + 0.5)) for lex in lexemes}
-    whole = sum(weight.values()) or 1.0
-    return {pk: sum(weight[lex] for lex in found) / whole for pk, found in holding.items()}
+    found: dict[str, set[int]] = {lexeme: set() for lexeme in lexemes}
+    with connection.cursor() as cursor:
+        cursor.execute(_HOLDERS_SQL, {"lexemes": sorted(lexemes), "owner": user.pk})
+        for lexeme, pk in cursor.fetchall():
+            found[lexeme].add(pk)
+    return found
 
 
-def _score_target(*, user, target: str, vector: list[float], statements: QuerySet[Node]) -> list[Candidate]:
-    meaning = _meaning(user=user, vector=vector, statements=statements)
-    words = _words(text=target, statements=statements)
-    out = []
-    for pk in set(meaning) | set(words):
-        m, w = meaning.get(pk, 0.0), min(1.0, words.get(pk, 0.0))
-        score = m + (1.0 - m) * WORDS_LIFT * w
-        reason = "keyword" if w >= 0.5 else "semantic"
-        out.append(Candidate(id=pk, score=round(score, 4), meaning=round(m, 4), words=round(w, 4), target=target,
-                             reason=reason))
-    return sorted(out, key=lambda c: (-c.score, c.id))
+def _nearest(*, user, vector, statements: QuerySet[Node]) -> list[int]:
+    rows = (
+        Embedding.objects.filter(owner=user, node__in=statements)
+        .annotate(distance=CosineDistance("vector", [float(x) for x in vector]))
+        .order_by("distance")
+        .values_list("node_id", flat=True)[:CANDIDATES]
+    )
+    return list(rows)
 
 
-def match_floor(target: str) -> float:
-    """The least score a match needs: low for a short description ("where I live"), up to
-    SENTENCE_FLOOR for a target of twenty words or more."""
-    words = len(target.split())
-    return min(SENTENCE_FLOOR, MATCH_FLOOR + 0.03 * max(0, words - 8))
+@dataclass
+class _View:
+    """A text scored against the candidates: a target, or the whole request."""
+
+    text: str
+    vector: np.ndarray
+    lexemes: set[str]
+
+
+class _Scorer:
+    """The candidates' vectors, words and kinds, and each view's score of them."""
+
+    def __init__(self, *, user, ids: list[int], holders: dict[str, set[int]], total: int):
+        vectors = dict(Embedding.objects.filter(owner=user, node_id__in=ids).values_list("node_id", "vector"))
+        self.ids = [pk for pk in ids if pk in vectors]
+        self.vectors = np.asarray([vectors[pk] for pk in self.ids], dtype=np.float32).reshape(len(self.ids), -1)
+        self.holders = holders
+        self.total = total
+        self.kinds = kinds()
+        self.profiles = self.kinds.profile(self.kinds.affinity(self.vectors)) if self.ids else np.zeros((0, 0))
+
+    def _weight(self, lexeme: str) -> float:
+        return math.log((self.total + 1) / (len(self.holders.get(lexeme, ())) + 0.5))
+
+    def words(self, lexemes: set[str]) -> np.ndarray:
+        """Per candidate: the rarity-weighted share of ``lexemes`` it holds (a word no item holds weighs less:
+        it tells the statements apart no better than the rest)."""
+        held = {lex: self._weight(lex) for lex in lexemes if self.holders.get(lex)}
+        whole = sum(held.values()) + UNHELD_WORD * sum(self._weight(lex) for lex in lexemes if lex not in held)
+        out = np.zeros(len(self.ids), dtype=np.float32)
+        if not held or whole <= 0:
+            return out
+        for lexeme, weight in held.items():
+            holding = self.holders[lexeme]
+            out += np.asarray([pk in holding for pk in self.ids], dtype=np.float32) * weight
+        return out / whole
+
+    def kind(self, vector: np.ndarray) -> tuple[np.ndarray, str | None]:
+        """Per candidate: how much it shares the kind of information ``vector`` names, and that kind."""
+        affinity = self.kinds.affinity(vector[None, :])
+        confidence = float(np.clip((affinity.max() - NAMES_A_KIND) / (1 - NAMES_A_KIND), 0, 1))
+        if not confidence or not self.ids:
+            return np.zeros(len(self.ids), dtype=np.float32), None
+        profile = self.kinds.profile(affinity)[0]
+        shared = confidence * (self.profiles @ profile) / float(np.linalg.norm(profile))
+        return shared.astype(np.float32), self.kinds.names[int(profile.argmax())]
+
+    def score(self, view: _View) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, str | None]:
+        meaning = self.vectors @ view.vector if self.ids else np.zeros(0, dtype=np.float32)
+        words = self.words(view.lexemes)
+        shared, kind = self.kind(view.vector)
+        score = meaning + (1 - meaning) * WORDS_LIFT * words + KIND_LIFT * shared
+        return score, meaning, words, shared, kind
+
+
+def _statement_of(*, user, facts: list[int]) -> tuple[dict[int, int], dict[int, list[int]]]:
+    """For each fact, the statement it belongs to (the first user message it was taken from, else itself), and
+    all the user messages it was taken from."""
+    sources = context_ids(node_ids=facts, owner=user)
+    every = {pk for found in sources.values() for pk in found}
+    messages = set(
+        Node.objects.filter(pk__in=every, owner=user, kind=NodeKind.MESSAGE)
+        .exclude(message__role="assistant")
+        .values_list("pk", flat=True)
+    )
+    taken = {fact: sorted(pk for pk in sources.get(fact, []) if pk in messages) for fact in facts}
+    return {fact: (found[0] if found else fact) for fact, found in taken.items()}, taken
 
 
 def resolve(
-    *, user, targets: Iterable[str], vectors: list[list[float]] | None = None, fallback: str | None = None
+    *,
+    user,
+    targets: Iterable[str],
+    vectors: list[list[float]] | None = None,
+    fallback: str | None = None,
+    context: str | None = None,
+    context_vector: list[float] | None = None,
 ) -> Resolution:
-    """Matched and possibly related items for the request's targets (each target resolved on its own).
+    """Matched and possibly related items for the request's targets (each target resolved on its own, every one
+    alongside ``context``, the whole request, when given).
 
     When the targets match nothing, ``fallback`` (the whole request's gist) is resolved instead, and what the
     targets only found as possibly related is still offered."""
-    found = _resolve(user=user, targets=targets, vectors=vectors)
-    targets = [t.strip().lower() for t in targets]
-    if found.matched or not fallback or not fallback.strip() or fallback.strip().lower() in targets:
-        return found
-    again = _resolve(user=user, targets=[fallback])
-    matched = {c.id for c in again.matched}
-    related = {c.id: c for c in [*again.related, *found.related] if c.id not in matched}
-    return Resolution(matched=again.matched, related=sorted(related.values(), key=lambda c: (-c.score, c.id)))
-
-
-def _resolve(*, user, targets: Iterable[str], vectors: list[list[float]] | None = None) -> Resolution:
     targets = [t for t in targets if t.strip()]
-    statements = _statements(user=user)
-    if not targets:
+    if vectors is not None and len(vectors) != len(targets):
+        raise ValueError("one vector per target")
+    use_fallback = bool(fallback and fallback.strip() and fallback.strip().lower() not in
+                        {t.strip().lower() for t in targets})
+    use_context = bool(context and context.strip() and context.strip().lower() not in
+                       {t.strip().lower() for t in targets})
+    missing = ([] if vectors is not None else targets) + ([context] if use_context and context_vector is None else [])
+    missing += [fallback] if use_fallback else []
+    embedded = iter(np.asarray(get_embedder().embed(missing), dtype=np.float32)) if missing else iter(())
+    target_vectors = [np.asarray(v, dtype=np.float32) for v in vectors] if vectors is not None else [
+        next(embedded) for _ in targets]
+    context_vec = None
+    if use_context:
+        context_vec = np.asarray(context_vector, dtype=np.float32) if context_vector is not None else next(embedded)
+    fallback_vec = next(embedded) if use_fallback else None
+    texts = [*targets, *([context] if use_context else []), *([fallback] if use_fallback else [])]
+    lexemes = iter(_lexemes(texts))
+    views = [_View(t, v, next(lexemes)) for t, v in zip(targets, target_vectors, strict=True)]
+    context_view = _View(context, context_vec, next(lexemes)) if use_context else None
+    fallback_view = _View(fallback, fallback_vec, next(lexemes)) if use_fallback else None
+    if not views and fallback_view is None:
         return Resolution(matched=[], related=[])
-    if vectors is None:
-        vectors = [[float(x) for x in v] for v in get_embedder().embed(targets)]
+
+    statements = _statements(user=user)
+    all_views = [*views, *([context_view] if context_view else []), *([fallback_view] if fallback_view else [])]
+    holders = _holders(user=user, lexemes=set().union(*(v.lexemes for v in all_views)))
+    ids: set[int] = {pk for found in holders.values() if len(found) <= RARE_HOLDERS for pk in found}
+    found_kinds = kinds()
+    for view in all_views:
+        ids.update(_nearest(user=user, vector=view.vector, statements=statements))
+        affinity = found_kinds.affinity(view.vector[None, :])[0]
+        if affinity.max() > NAMES_A_KIND:  # the statements nearest the kind the target names
+            ids.update(_nearest(user=user, vector=found_kinds.centroids[int(affinity.argmax())], statements=statements))
+    if not ids:
+        return Resolution(matched=[], related=[])
+    scorer = _Scorer(user=user, ids=sorted(ids), holders=holders, total=statements.count())
+    kinds_of = dict(Node.objects.filter(pk__in=scorer.ids, owner=user).values_list("pk", "kind"))
+    statement_of, taken_from = _statement_of(user=user, facts=[pk for pk in scorer.ids
+                                                               if kinds_of.get(pk) == NodeKind.FACT])
+    units = [statement_of.get(pk, pk) for pk in scorer.ids]
+    context_score = scorer.score(context_view)[0] if context_view else None
+
+    def ranked(view: _View) -> list[Candidate]:
+        """Statements best first, each as its best-scoring item."""
+        score, meaning, words, shared, kind = scorer.score(view)
+        if context_score is not None:
+            score = (score + CONTEXT_WEIGHT * context_score) / (1 + CONTEXT_WEIGHT)
+        best: dict[int, Candidate] = {}
+        for i, pk in enumerate(scorer.ids):
+            if pk not in kinds_of:
+                continue
+            reason = ("keyword" if words[i] >= 0.5 else
+                      "kind" if KIND_LIFT * shared[i] >= 0.15 and meaning[i] < 0.5 else "semantic")
+            found = Candidate(id=pk, score=round(float(score[i]), 4), meaning=round(float(meaning[i]), 4),
+                              words=round(float(words[i]), 4), target=view.text, reason=reason,
+                              kind=kind if reason == "kind" else None)
+            if units[i] not in best or found.score > best[units[i]].score:
+                best[units[i]] = found
+        return sorted(best.values(), key=lambda c: (-c.score, c.id))
+
+    def decide(view: _View) -> tuple[list[Candidate], list[Candidate]]:
+        order = ranked(view)
+        if not order:
+            return [], []
+        top, runner_up = order[0].score, order[1].score if len(order) > 1 else 0.0
+        sure = top >= MATCH_SURE or (top >= MATCH_FLOOR and top - runner_up >= MATCH_GAP)
+        matched = [c for c in order if c.score >= max(MATCH_FLOOR, top - MATCH_MARGIN)] if sure else []
+        related = [c for c in order if c not in matched and c.score >= RELATED_FLOOR][:RELATED_LIMIT]
+        return matched, related
+
     matched: dict[int, Candidate] = {}
     related: dict[int, Candidate] = {}
-    items: dict[int, tuple[str, str]] = {}
-    for target, vector in zip(targets, vectors, strict=True):
-        ranked = _score_target(user=user, target=target, vector=vector, statements=statements)
-        rows = Node.objects.filter(pk__in=[c.id for c in ranked], owner=user).values_list("pk", "kind", "content")
-        items.update({pk: (kind, content) for pk, kind, content in rows})
-        ranked = [c for c in ranked if c.id in items]
-        if not ranked:
-            continue
-        best, offered = ranked[0].score, 0
-        floor = match_floor(target)
-        for candidate in ranked:
-            if candidate.score >= max(floor, best * MATCH_RATIO, best - MATCH_MARGIN):
-                if candidate.id not in matched or matched[candidate.id].score < candidate.score:
-                    matched[candidate.id] = candidate
-            elif candidate.score >= RELATED_FLOOR and offered < RELATED_LIMIT and candidate.id not in related:
-                related[candidate.id] = candidate
-                offered += 1
-    # A matched fact names what it was taken from.
-    facts = [pk for pk in matched if items[pk][0] == NodeKind.FACT]
-    for fact_id, sources in context_ids(node_ids=facts, owner=user).items():
-        for source in sources:
+    for view in views:
+        hits, near = decide(view)
+        for c in hits:
+            if c.id not in matched or matched[c.id].score < c.score:
+                matched[c.id] = c
+        for c in near:
+            related.setdefault(c.id, c)
+    if not matched and fallback_view is not None:
+        hits, near = decide(fallback_view)
+        matched = {c.id: c for c in hits}
+        related = {c.id: c for c in [*near, *related.values()]}
+    # A matched fact names what it was taken from (and an item offered is offered as the user's own words).
+    for candidate in list(matched.values()):
+        for source in taken_from.get(candidate.id, []):
             if source not in matched:
-                found = matched[fact_id]
-                matched[source] = Candidate(id=source, score=found.score, meaning=found.meaning, words=found.words,
-                                            target=found.target, reason="fact_source")
-    for pk in matched:
-        related.pop(pk, None)
+                matched[source] = Candidate(id=source, score=candidate.score, meaning=candidate.meaning,
+                                            words=candidate.words, target=candidate.target, reason="fact_source",
+                                            kind=candidate.kind)
+    offered: dict[int, Candidate] = {}
+    for candidate in related.values():
+        shown = statement_of.get(candidate.id, candidate.id)
+        if shown not in matched and candidate.id not in matched and shown not in offered:
+            offered[shown] = Candidate(id=shown, score=candidate.score, meaning=candidate.meaning,
+                                       words=candidate.words, target=candidate.target, reason=candidate.reason,
+                                       kind=candidate.kind)
     return Resolution(
         matched=sorted(matched.values(), key=lambda c: c.id),
-        related=sorted(related.values(), key=lambda c: (-c.score, c.id)),
+        related=sorted(offered.values(), key=lambda c: (-c.score, c.id))[:RELATED_LIMIT],
     )

@@ -160,7 +160,8 @@ def forget_preview(
         vectors = [[float(x) for x in v] for v in get_embedder().embed(targets)]
         fallback = request_gist(query) if mode == "natural" else None
         matched, related = resolved_matches(
-            user=user, targets=targets, vectors=vectors, threshold=threshold, fallback=fallback
+            user=user, targets=targets, vectors=vectors, threshold=threshold, fallback=fallback,
+            context=query if mode == "natural" else None,
         )
         query = "; ".join(targets)
     else:

@@ -46,6 +46,7 @@
     conversation: "in the conversation",
     all: "everything you stored",
     fact_source: "a matched fact was taken from it",
+    kind: "the same kind of information",
     added: "added by you",
   };
   const RELAXED = "Kept items may still reveal what you asked to forget.";
