@@ -172,6 +172,38 @@ def _respell(text: str) -> str:
     return re.sub("\x00", lambda _: next(acronyms), text)
 
 
+_QUOTE_PAIRS = {'"': '"', "\u201c": "\u201d", "'": "'", "\u2018": "\u2019"}
+
+
+def _quote_closes(target: str) -> bool:
+    """Does the quote mark opening ``target`` close further on (a quotation, not an apostrophe or a stray mark)?"""
+    close = _QUOTE_PAIRS[target[0]]
+    if close == "'":  # an apostrophe inside a word ("Mum's") does not close a quotation
+        return re.search(r"\w'(?!\w)", target[1:]) is not None
+    return close in target[1:]
+
+
+def _strip_edges(target: str, chars: str) -> str:
+    """``target`` stripped of ``chars`` and of quote marks at either end, but a quote that opens or closes a
+    quotation still inside the target stays ('"Promise by the Seine" reflects his style' keeps its first quote)."""
+    while True:
+        before = target
+        target = re.sub(r"[.,;:!?]+([\"\u201d])$", r"\1", target.strip(chars))
+        if len(target) < 2:
+            return target
+        first, last = target[0], target[-1]
+        if first in _QUOTE_PAIRS and last == _QUOTE_PAIRS[first] and not _quote_closes(target[:-1]):
+            target = target[1:-1]  # one quotation: '"my address"' is my address
+        elif first in _QUOTE_PAIRS and not _quote_closes(target):
+            target = target[1:]
+        elif (last == '"' and target.count('"') % 2 == 1) or (last == "\u201d" and "\u201c" not in target) or (
+            last in ("'", "\u2019")
+        ):
+            target = target[:-1]  # a closing mark with no opening one
+        if target == before:
+            return target
+
+
 def _clean(target: str) -> str:
     target = target.strip()
     if re.match(r"[.!?]", target):  # "I'd rather that wasn't stored. Gwenllian is ...": nothing after the anchor
@@ -194,13 +226,13 @@ def _clean(target: str) -> str:
     target = _VERB_TAIL.sub("", _PLACE_TAIL.sub("", target))
     for _ in range(4):
         before = target
-        target = _TAIL.sub("", target.strip(" \t,;:!?.\"'()")).strip()
+        target = _TAIL.sub("", _strip_edges(target.strip(), " \t,;:!?.()")).strip()
         target = _ANYMORE.sub(r"\1", target)
         for lead in _LEADS:
             target = lead.sub("", target)
         if target == before:
             break
-    return target.strip(" \t,;:!?.\"'()")
+    return _strip_edges(target, " \t,;:!?.()")
 
 
 def is_vague(target: str) -> bool:
