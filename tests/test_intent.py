@@ -9,7 +9,7 @@ from django.core.management import call_command
 
 from dellm_site.ai.embedding import get_embedder
 from provenance.forgetting import intent
-from provenance.forgetting.intent_signals import SIGNAL_NAMES
+from provenance.forgetting.intent_signals import SIGNAL_NAMES, keeps_only
 from provenance.forgetting.intent_targets import extract_targets
 
 # Written for this test, in phrasings the corpus templates do not use.
@@ -68,10 +68,45 @@ def test_the_vector_is_optional_and_gives_the_same_answer(vectors):
         ("my salary? forget it", ["my salary"]),
         ("Take my phone number and my email out of your memory", ["my phone number", "my email"]),
         ("salt and pepper: delete it", ["salt and pepper"]),
+        # A quotation keeps its marks when it opens the target; a target that is one quotation loses them.
+        ('Forget that "Blue Harbour" was my first novel.', ['"Blue Harbour" was my first novel']),
+        ('Please forget "my pen name".', ["my pen name"]),
+        ("forget what I said about 'Mum's house'", ["Mum's house"]),
+        # The topic first, then the request about it in a pronoun.
+        ("about my uncle's gambling, I don't want that recorded anywhere", ["my uncle's gambling"]),
+        ("Regarding the mortgage arrears: I'd rather you didn't keep that.", ["the mortgage arrears"]),
     ],
 )
 def test_targets_one_entry_per_thing_named(text, targets):
     assert extract_targets(text) == targets
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Don't erase what I told you about my sister's wedding.",
+        "please never delete my notes on the Ortega account",
+        "Do not forget my allergy to penicillin.",
+    ],
+)
+def test_negated_deletion_asks_to_keep(text):
+    assert intent.intent_detect(text).outcome == "none"
+    assert keeps_only(text)
+    # A negated verb beside one that is not, or a wish beside it, still asks for something to go.
+    assert not keeps_only("Don't forget to delete my old address from your memory.")
+    assert not keeps_only("Don't erase it yet, but I'd rather you didn't keep my address.")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'd rather my therapy sessions weren't stored anywhere.",
+        "On reflection, I prefer that the figure I gave for my debts is not kept.",
+        "✨ forget my locker combination",
+    ],
+)
+def test_passive_and_decorated_requests_are_recognised(text):
+    assert intent.intent_detect(text).outcome in ("forget", "ask")
 
 
 def test_forget_request_target_joins_targets_and_keeps_none_for_ordinary_messages():

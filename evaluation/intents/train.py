@@ -6,11 +6,11 @@ the regularisation, the calibration and the two thresholds are fitted to scores 
 model had not seen, as the held-out families will be. The final weights are then fitted on all training families.
 The held-out families are not read here.
 
-The independently written sets named in ``TRAINING_SETS`` (``independent_{a,b,d,e,f}.jsonl``: other authors'
+The independently written sets named in ``TRAINING_SETS`` (``independent_{a,b,d,e,f,g}.jsonl``: other authors'
 phrasings of requests, ordinary messages, statements) join the training data, repeated ``INDEPENDENT_WEIGHT``
-times so their few hundred messages count against thousands of templated ones; ``independent_c.jsonl`` and
-``handwritten.jsonl`` are never read here (``c`` is the held-out check of how the detector does on phrasings nobody
-tuned it to).
+times so their few hundred messages count against thousands of templated ones; ``independent_c.jsonl``,
+``independent_h.jsonl`` and ``handwritten.jsonl`` are never read here (``c`` and ``h`` are the held-out checks of how
+the detector does on phrasings nobody tuned it to).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from provenance.forgetting.intent_signals import SIGNAL_NAMES, signals
 from .corpus import SEED, Example, corpus_generate, corpus_hash
 
 INDEPENDENT_WEIGHT = 4
-TRAINING_SETS = ("independent_a", "independent_b", "independent_d", "independent_e", "independent_f")
+TRAINING_SETS = ("independent_a", "independent_b", "independent_d", "independent_e", "independent_f", "independent_g")
 
 
 def independent_training(split: str, sets: tuple[str, ...] = TRAINING_SETS) -> list[Example]:

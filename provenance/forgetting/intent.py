@@ -21,7 +21,7 @@ from django.conf import settings
 from dellm_site.ai.embedding import get_embedder
 from dellm_site.errors import ApplicationError
 
-from .intent_signals import has_cue, signals
+from .intent_signals import has_cue, keeps_only, signals
 from .intent_targets import extract_targets, is_vague, request_gist
 
 __all__ = [
@@ -168,6 +168,9 @@ def intent_classify(text: str, embedding: np.ndarray | None) -> Intent:
     if outcome != NONE and asks_about_memory and not has_cue(text):
         # A question or complaint about memory with no word that asks for anything to go ("what is stored
         # about me?", "you clearly don't know me at all").
+        outcome, confidence = NONE, min(confidence, ask / 2)
+    if outcome != NONE and keeps_only(text):
+        # Every deletion verb negated ("don't erase what I told you about my ex"): a wish to keep.
         outcome, confidence = NONE, min(confidence, ask / 2)
     targets = extract_targets(text) if outcome != NONE else []
     if outcome == ASK and not targets:

@@ -39,7 +39,8 @@ _SHORTHAND = {"u": "you", "ur": "your", "pls": "please", "plz": "please", "dont"
               "wouldnt": "wouldn't", "isnt": "isn't", "whats": "what's", "thats": "that's", "lets": "let's",
               "id": "i'd", "youre": "you're", "wanna": "want to", "gonna": "going to", "abt": "about", "wat": "what",
               "bc": "because", "cuz": "because", "thx": "thanks", "yu": "you", "yor": "your", "do'nt": "don't",
-              "hve": "have", "hae": "have"}
+              "hve": "have", "hae": "have", "r": "are", "wud": "would", "cud": "could", "shud": "should",
+              "nvm": "never mind", "rn": "right now", "pw": "password"}
 
 
 def _one_edit(word: str) -> set[str]:
@@ -107,8 +108,8 @@ _KEEP_VERBS = (r"remember(?:ing)?|keep(?:ing)?|stor(?:e|ing)|sav(?:e|ing)|retain
 # "Stop knowing/having/tracking" asks; "I don't know", "we do not have" do not.
 _STOP = re.compile(rf"\b(?:stop|stopping|quit|quitting|cease|no longer) (?:{_KEEP_VERBS}|hav(?:e|ing)|know(?:ing)?|"
                    rf"track(?:ing)?)\b|\b(?:don't|do not|never|(?:you|to) not) (?:{_KEEP_VERBS})\b")
-_LEAD = (r"(?:^|[,.;:!?-] *|\b(?:so|and|then|but|just|please|now|also|actually|ok|okay|hey|hi|right|alright|well|"
-         r"look|kindly|wait|sorry|honestly|oh|um|thought|thing|request|mind)\b,? *)")
+_LEAD = (r"(?:^[^a-z0-9]*|[,.;:!?-] *|\b(?:so|and|then|but|just|please|now|also|actually|ok|okay|hey|hi|right|"
+         r"alright|well|look|kindly|wait|sorry|honestly|oh|um|thought|thing|request|mind)\b,? *)")
 _ASK = (r"(?:(?:can|could|would|will|won't) you|you to|is there (?:a|any) way (?:for you )?to|"
         r"you (?:should|need to|have to|must|can|may|could)|make sure (?:to|you)|go ahead and|feel free to|mind|"
         r"let's|(?:make|get|have|ask|want|tell) you(?: to)?|i'm asking you to|please|time to|able to|"
@@ -137,7 +138,8 @@ _OBJECT_NOUNS = (
     r"subject|sign-off|recipient|jargon|tone|seeds|skin|dent|smell|drain|clothes|closet|garage|car|sofa|"
     r"mattress|extension|save|level|item|mod|hint|pin|parcel|habit|habits|passive|browser history|"
     r"search history|watch history|call history|tabs|blog|website|server|database|kernel|kernels|ram|storage|"
-    r"card|group|member|album|nail polish|dandruff|hiccups|headache|nose|throat|record"
+    r"card|group|member|album|nail polish|dandruff|hiccups|headache|nose|throat|record|bullet points?|points?|"
+    r"lines?|duplicates|small talk|calendar|fluff|filler|repetition|typos?"
 )
 # What may follow an object noun: the end, or a preposition or adverb, never more of a noun phrase.
 _AFTER_OBJECT = (r"(?:from|in|on|at|off|with|without|before|after|for|so|and|or|but|if|because|quickly|safely|fast|"
@@ -147,13 +149,17 @@ _EVERYDAY = re.compile(
     rf" )?(?:[a-z'-]+ ){{0,2}}(?:{_OBJECT_NOUNS})(?=\s*(?:$|[,.!?;:)]|{_AFTER_OBJECT}))"
     r"|\b(?:from|off|out of) (?:the|this|that|my|a|an) (?!memory|memories|mind|head|record\b|records|notes|"
     r"files|logs|database|system|brain|knowledge|list of things)[a-z'-]+"
+    # The assistant's own output being edited: "remove the duplicates in your answer", "the list you gave me"
+    r"|\b(?:in|from|of) (?:your|the|that|this) (?:answer|reply|response|draft|essay|email|letter|speech|eulogy|toast|"
+    r"summary|list|table|text|version|paragraph|poem|story|post|cv|resume|bio|code|script|translation|outline)\b"
+    r"|\b(?:list|text|answer|draft|summary|version|table|plan) you (?:just )?(?:gave|wrote|sent|made|drafted)\b"
     r"|\bin (?:git|linux|windows|excel|word|python|sql|chrome|firefox|safari|gmail|outlook|pandas|ubuntu|docker|"
     r"powerpoint|procreate|premiere|photoshop|the terminal|bash|javascript|java)\b"
 )
 _KEEP = re.compile(
     r"\b(?:remember (?:that|this|my|:)|keep in mind|"
     r"bear in mind|make a note|note that|for future reference|fyi|save this|store (?:this|the fact)|"
-    r"keep (?:a record|this|that|track)|hold on to|just so you (?:know|remember)|here's some context|"
+    r"keep (?:a record|this|that|track)|hold on to|keep hold of|just so you (?:know|remember)|here's some context|"
     r"let me tell you about|a bit about me|something you should know|between you and me|keep this|confidential|"
     r"between us|don't tell anyone|from now on|always (?:answer|reply|use|call))\b"
     r"|\b(?:don't|do not|never|please don't) (?:forget|delete|erase|remove|lose|wipe|get rid of|drop)\b"
@@ -180,7 +186,8 @@ _HOWTO = re.compile(
     r"could you walk me through|what happens if i|is there an easy way to|do i need|i keep failing to)\b"
 )
 _QUESTION = re.compile(
-    r"\?\s*$|^(?:\W*)(?:what|how|why|when|where|who|which|can|could|do|does|did|is|are|will|would|should|have|has)\b"
+    r"\?\s*$|^(?:\W*)(?!what (?:i|i've|i'd|my|his|her|our|their|we|he|she|they)\b)"
+    r"(?:what|how|why|when|where|who|which|can|could|do|does|did|is|are|will|would|should|have|has)\b"
 )
 _GENERIC = re.compile(
     rf"\b(?:{DELETE_VERBS}|remember|store|keep)\b (?:things|stuff|anything|something|everything|"
@@ -197,12 +204,17 @@ _WISH = re.compile(
     r"\bi wish i(?: hadn't| had not|'d never| never)\b|\bnever said\b|\b(?:take|taking) (?:it |that |"
     r"this )?back\b|\bretract|\bunsaid\b|"
     r"\bnot comfortable with you\b|\buneasy about you\b|\bi (?:don't|do not) want .{1,60} (?:stored|kept|saved|"
-    r"sitting|remembered)\b|\bi (?:want|need|'d like|would like) .{1,60} (?:gone|erased|deleted|wiped|removed)\b|"
+    r"sitting|remembered|recorded|logged|noted|written down)\b|\brather (?:you|if you) (?:didn't|did not|wouldn't|"
+    r"would not|not|never)\b|\bif you (?:didn't|did not|wouldn't|would not|could not|couldn't) (?:keep|store|save|"
+    r"remember|retain|hold|hang|log|record|note)|"
+    r"\bi (?:want|need|'d like|would like) .{1,60} (?:gone|erased|deleted|wiped|removed)\b|"
     r"\bconsent\b|\bforget i (?:ever )?(?:said|mentioned|told)\b|"
     r"\byou (?:shouldn't|should not|don't need to) (?:know|keep|be keeping|remember)\b|"
     r"\bi need you to (?:not|stop) (?:know|remember|keep|stor|sav|hold|retain)|"
     r"\b(?:better|best|happier|easier|relieved|relief|good|great|nice|ideal) (?:if|knowing|when) you\b|"
-    r"\bno (?:record|trace)s? of\b"
+    r"\bno (?:record|trace)s? of\b|"
+    r"\bi(?:'d| would) rather (?:that|it|this|they|those|these|he|she)\b.{0,40}\b(?:not|wasn't|weren't|never)\b|"
+    r"\bi (?:don't|do not) want .{1,60} in your (?:memory|memories|head|records|notes|files)\b"
 )
 _NARRATIVE = re.compile(
     r"\b(?:he|she|they|someone|somebody|my (?:[a-z]+ )?(?:boss|son|daughter|mum|mom|dad|sister|brother|friend|"
@@ -238,6 +250,7 @@ _STOP_OTHER = re.compile(
 )
 # "X needs to go", "can X be deleted?", "I want X wiped": deletion said in the passive.
 _PARTICIPLE = r"(?:deleted|erased|removed|wiped|forgotten|purged|scrubbed|cleared|dropped|redacted|gone)"
+_RETAINED = r"stored|kept|saved|remembered|retained|recorded|logged|held on to|hung on to|on file|in your memory"
 _PASSIVE = re.compile(
     # "X needs to go", "can X be deleted?", "X shouldn't be remembered"
     rf"\b(?:needs? to|has to|have to|must|should|ought to|can|could|may|will|would|shall)\b.{{0,60}}?\bbe "
@@ -245,6 +258,9 @@ _PASSIVE = re.compile(
     # "I want X gone", "have X removed", "make sure X is wiped"
     rf"|\b(?:want|like|need|have|get|make sure|ensure|see to it that)\b.{{1,60}}?\b(?:is |are |gets? )?"
     rf"{_PARTICIPLE}\b"
+    # "I'd prefer it is not kept", "I would feel better if that weren't stored", "it shouldn't stay on file"
+    rf"|\b(?:not|never|no longer|wasn't|weren't|isn't|aren't)\b (?:be |been |being |to be |get |getting )?"
+    rf"(?:{_RETAINED})\b"
 )
 
 SIGNALS: dict[str, re.Pattern] = {
@@ -295,6 +311,21 @@ _CUE = re.compile(
     r"\b(?:take|taking|took|leave|leaving|keep|keeping) (?:[\w'-]+ ){0,4}?(?:out|off)\b|"
     r"\b(?:unsee|unhear|unknow|unlearn|unremember|un-remember|unsaid|unsay)\b"
 )
+
+
+_NEGATED_DELETION = re.compile(rf"\b(?:don't|do not|never|please don't|no need to)\s+(?:ever\s+|you\s+)?"
+                               rf"(?:{DELETE_VERBS})\b")
+
+
+def keeps_only(text: str) -> bool:
+    """Is every deletion verb in ``text`` negated ("don't erase what I told you about my ex"), with no other way of
+    asking for something to go (a wish, a passive, "stop keeping")? Such a message asks to keep, not to forget."""
+    norm = normalise(text)
+    verbs = list(_DEL.finditer(norm))
+    negated = {m.end() for m in _NEGATED_DELETION.finditer(norm)}
+    if not verbs or any(v.end() not in negated for v in verbs):
+        return False
+    return not (_WISH.search(norm) or _PASSIVE.search(norm) or _STOP.search(norm))
 
 
 def has_cue(text: str) -> bool:

@@ -282,6 +282,17 @@ def _look_back(prefix: str) -> str | None:
     return None
 
 
+# A topic set first, then the request about it: "about my husband's drinking, I don't want that recorded".
+_TOPIC_FIRST = re.compile(r"^\W*(?:\w+,\s*)?(?:about|abt|re|regarding|concerning|as for|as to|on the subject of)\s+"
+                          r"(?P<t>[^,.?!:;]+?)\s*(?:[,.?!:;]|\s[-\u2013\u2014]\s)", _I)
+
+
+def _topic_first(raw: str) -> str | None:
+    found = _TOPIC_FIRST.search(raw)
+    target = _clean(found.group("t")) if found else ""
+    return target if target and not is_vague(target) else None
+
+
 def extract_targets(text: str) -> list[str]:
     """What ``text`` asks to forget, as the user wrote it; ["it"] for "forget it", [] when nothing is found."""
     raw = _respell((text or "")[:MAX_CHARS]).replace("’", "'").replace("‘", "'").replace("“", '"').replace("”", '"')
@@ -297,13 +308,14 @@ def extract_targets(text: str) -> list[str]:
             asked = rank == 0 or re.search(_ASKED, raw[: found.start()], _I)
             candidates.append((rank if asked else 2, found.start(), _clean(raw[found.end():])))
     if not candidates:
-        return []
+        topic = _topic_first(raw)
+        return split_targets(topic) if topic else []
     candidates.sort(key=lambda c: (c[0], c[1]))
     for _, _, target in candidates:
         if not is_vague(target):
             return split_targets(target)
     start = min(c[1] for c in candidates)
-    named = _look_back(raw[:start]) if start > 0 else None
+    named = _topic_first(raw) or (_look_back(raw[:start]) if start > 0 else None)
     return split_targets(named) if named else [candidates[0][2]]
 
 
