@@ -35,11 +35,10 @@ from functools import cache
 import numpy as np
 from django.db import connection
 from django.db.models import QuerySet
-from pgvector.django import CosineDistance
 
 from dellm_site.ai.embedding import get_embedder
 from memory.graph import context_ids
-from memory.models import Embedding, Node, NodeKind
+from memory.models import Node, NodeKind
 from memory.retrieval import OWNED_WORDS_MATCH
 
 from .categories import NAMES_A_KIND, kinds
@@ -153,14 +152,56 @@ def _holders(*, user, lexemes: set[str]) -> dict[str, set[int]]:
     return found
 
 
-def _nearest(*, user, vector, statements: QuerySet[Node]) -> list[int]:
-    rows = (
-        Embedding.objects.filter(owner=user, node__in=statements)
-        .annotate(distance=CosineDistance("vector", [float(x) for x in vector]))
-        .order_by("distance")
-        .values_list("node_id", flat=True)[:CANDIDATES]
-    )
-    return list(rows)
+# The CANDIDATES statements (as ``_statements`` selects them) nearest to each of several vectors, in one scan of
+# the user's rows for every view of a request instead of one scan per view. Vectors come back in pgvector's binary
+# form (``vector_send``: two 16-bit integers, then big-endian float4), which numpy reads directly; parsing their
+# text form cost more than the query.
+_NEAREST_SQL = """
+WITH distances AS (
+    SELECT e.node_id AS id, {distances}
+    FROM memory_embedding e
+    JOIN memory_node n ON n.id = e.node_id AND n.owner_id = %(owner)s
+    LEFT JOIN chat_message m ON m.node_ptr_id = n.id AND m.owner_id = %(owner)s
+    WHERE e.owner_id = %(owner)s AND n.retrievable AND n.informative AND n.kind IN ('message', 'fact')
+      AND m.role IS DISTINCT FROM 'assistant'
+)
+SELECT id FROM (SELECT id, {places} FROM distances) ranked WHERE {nearest}
+"""
+_VECTORS_SQL = "SELECT node_id, vector_send(vector) FROM memory_embedding WHERE owner_id = %s AND node_id = ANY(%s)"
+
+
+def _unpack(raw: bytes) -> np.ndarray:
+    return np.frombuffer(raw, dtype=">f4", offset=4).astype(np.float32)
+
+
+def _vector_literal(vector) -> str:
+    return "[" + ",".join(f"{float(x):.7g}" for x in vector) + "]"
+
+
+def _nearest(*, user, vectors: list[np.ndarray]) -> dict[int, np.ndarray]:
+    """The user's statements nearest to any of ``vectors`` (CANDIDATES each), with their vectors."""
+    if not vectors:
+        return {}
+    with connection.cursor() as cursor:
+        # One distance column per vector (each row read once, and only its id and distances kept), then the
+        # places in each column's order.
+        sql = _NEAREST_SQL.format(
+            distances=", ".join(f"e.vector <=> %(v{i})s::vector AS d{i}" for i in range(len(vectors))),
+            places=", ".join(f"row_number() OVER (ORDER BY d{i}, id) AS p{i}" for i in range(len(vectors))),
+            nearest=" OR ".join(f"p{i} <= %(k)s" for i in range(len(vectors))),
+        )
+        params = {"owner": user.pk, "k": CANDIDATES, **{f"v{i}": _vector_literal(v) for i, v in enumerate(vectors)}}
+        cursor.execute(sql, params)
+        ids = [pk for (pk,) in cursor.fetchall()]
+    return _vectors_of(user=user, ids=ids)
+
+
+def _vectors_of(*, user, ids: list[int]) -> dict[int, np.ndarray]:
+    if not ids:
+        return {}
+    with connection.cursor() as cursor:
+        cursor.execute(_VECTORS_SQL, [user.pk, ids])
+        return {pk: _unpack(raw) for pk, raw in cursor.fetchall()}
 
 
 @dataclass
@@ -175,8 +216,10 @@ class _View:
 class _Scorer:
     """The candidates' vectors, words and kinds, and each view's score of them."""
 
-    def __init__(self, *, user, ids: list[int], holders: dict[str, set[int]], total: int):
-        vectors = dict(Embedding.objects.filter(owner=user, node_id__in=ids).values_list("node_id", "vector"))
+    def __init__(self, *, user, ids: list[int], holders: dict[str, set[int]], total: int,
+                 known: dict[int, np.ndarray] | None = None):
+        vectors = dict(known or {})
+        vectors.update(_vectors_of(user=user, ids=[pk for pk in ids if pk not in vectors]))
         self.ids = [pk for pk in ids if pk in vectors]
         self.vectors = np.asarray([vectors[pk] for pk in self.ids], dtype=np.float32).reshape(len(self.ids), -1)
         self.holders = holders
@@ -275,14 +318,17 @@ def resolve(
     holders = _holders(user=user, lexemes=set().union(*(v.lexemes for v in all_views)))
     ids: set[int] = {pk for found in holders.values() if len(found) <= RARE_HOLDERS for pk in found}
     found_kinds = kinds()
+    probes = []
     for view in all_views:
-        ids.update(_nearest(user=user, vector=view.vector, statements=statements))
+        probes.append(view.vector)
         affinity = found_kinds.affinity(view.vector[None, :])[0]
         if affinity.max() > NAMES_A_KIND:  # the statements nearest the kind the target names
-            ids.update(_nearest(user=user, vector=found_kinds.centroids[int(affinity.argmax())], statements=statements))
+            probes.append(found_kinds.centroids[int(affinity.argmax())])
+    near = _nearest(user=user, vectors=probes)
+    ids.update(near)
     if not ids:
         return Resolution(matched=[], related=[])
-    scorer = _Scorer(user=user, ids=sorted(ids), holders=holders, total=statements.count())
+    scorer = _Scorer(user=user, ids=sorted(ids), holders=holders, total=statements.count(), known=near)
     kinds_of = dict(Node.objects.filter(pk__in=scorer.ids, owner=user).values_list("pk", "kind"))
     statement_of, taken_from = _statement_of(user=user, facts=[pk for pk in scorer.ids
                                                                if kinds_of.get(pk) == NodeKind.FACT])
