@@ -80,30 +80,32 @@ _OWNER_TOKEN = "quote_literal('owner:' || %(owner)s::text)::tsquery"
 # For other scans of one user's items by their words (verification, residue): ``n`` holds the words of
 # ``%(query)s`` (a tsquery) and belongs to ``%(owner)s``, through node_owner_fts.
 OWNED_WORDS_MATCH = f"{_OWNED} @@ ({_OWNER_TOKEN} && %(query)s::tsquery)"
-_COMPETING = """n.owner_id = %(owner)s AND n.retrievable AND n.informative AND n.kind = ANY(%(kinds)s::text[])
-      AND NOT (n.id = ANY(%(exclude)s::bigint[]))"""
-# The same, where the owner's token in the full-text query already keeps to the user's items (so the planner
-# does not intersect the word's entries with all of the user's rows from the owner index).
+# The user's items that compete, where the owner's token in the full-text query already keeps to the user's items
+# (so the planner does not intersect the word's entries with all of the user's rows from the owner index).
 _COMPETING_OWNED = """n.retrievable AND n.informative AND n.kind = ANY(%(kinds)s::text[])
       AND NOT (n.id = ANY(%(exclude)s::bigint[]))"""
+# The user's vectors that compete, without a join to memory_node: the embedding row carries its node's owner, kind
+# and ``retrievable AND informative`` (memory.models.Embedding, kept by triggers). The index plan's HNSW index and
+# the exact plan's owner index are both partial on ``e.retrievable`` (so it is in every such query, literally).
+_VECTORS_COMPETING = """e.owner_id = %(owner)s AND e.retrievable AND e.kind = ANY(%(kinds)s::text[])
+      AND NOT (e.node_id = ANY(%(exclude)s::bigint[]))"""
 # The vector ranking, by the user's plan (``vector_plan``): ``exact`` computes the distance of every one of the
-# user's competing items (found through the owner index; the MATERIALIZED CTE keeps the planner off the shared
-# HNSW index, which would walk other users' vectors to find this user's), ``index`` walks the HNSW index with
-# an iterative scan (filtering by owner as it goes; relaxed order), takes INDEX_WIDEN times the pool from it and
-# ranks them again by exact distance (the index's approximate order loses some of the nearest otherwise).
+# user's competing vectors, read by an index-only scan of the owner index that includes them (the MATERIALIZED
+# CTE keeps the planner off the shared HNSW index, which would walk other users' vectors to find this user's);
+# ``index`` walks the HNSW index with an iterative scan (filtering by owner as it goes; relaxed order), takes
+# INDEX_WIDEN times the pool from it and ranks them again by exact distance (the index's approximate order loses
+# some of the nearest otherwise).
 _NEAREST_SQL = {
     "exact": f"""
 mine AS MATERIALIZED (
-    SELECT e.node_id AS id, e.vector <=> %(vector)s::vector AS distance
-    FROM memory_embedding e JOIN memory_node n ON n.id = e.node_id
-    WHERE e.owner_id = %(owner)s AND {_COMPETING}
+    SELECT e.node_id AS id, e.vector <=> %(vector)s::vector AS distance FROM memory_embedding e
+    WHERE {_VECTORS_COMPETING}
 ),
 nearest AS (SELECT id, distance FROM mine ORDER BY distance, id LIMIT %(pool)s),""",
     "index": f"""
 wide AS MATERIALIZED (
-    SELECT e.node_id AS id, e.vector <=> %(vector)s::vector AS distance
-    FROM memory_embedding e JOIN memory_node n ON n.id = e.node_id
-    WHERE e.owner_id = %(owner)s AND {_COMPETING}
+    SELECT e.node_id AS id, e.vector <=> %(vector)s::vector AS distance FROM memory_embedding e
+    WHERE {_VECTORS_COMPETING}
     ORDER BY e.vector <=> %(vector)s::vector
     LIMIT %(pool)s * %(widen)s
 ),
@@ -180,10 +182,11 @@ _INDEX_SCAN_SQL = (
 
 
 def vector_plan(*, owner_id: int) -> str:
-    """How to rank the user's vectors: ``exact`` (every one of their rows, through the owner index) for a
-    history of at most DELLM_RETRIEVAL_EXACT_MAX_ITEMS vectors, else ``index`` (the shared HNSW index with an
-    iterative scan). An exact scan costs a page per item; the index walk costs about pool x (all vectors /
-    the user's) rows, so small histories are scanned and large ones walked (scripts/retrieval_plans.py)."""
+    """How to rank the user's vectors: ``exact`` (every one of their retrievable rows, an index-only scan of the
+    owner index that includes the vectors) for a history of at most DELLM_RETRIEVAL_EXACT_MAX_ITEMS vectors, else
+    ``index`` (the shared HNSW index of retrievable vectors, with an iterative scan). An exact scan costs a distance
+    per item (and an index page per few); the index walk costs about pool x (retrievable vectors / the user's)
+    rows, each a heap read, so small histories are scanned and large ones walked (scripts/retrieval_plans.py)."""
     limit = settings.DELLM_RETRIEVAL_EXACT_MAX_ITEMS
     with connection.cursor() as cursor:
         cursor.execute(_ITEMS_UP_TO_SQL, [owner_id, limit + 1])
@@ -207,7 +210,6 @@ def _context_sql(plan: str) -> str:
     return _CONTEXT_SQL.format(
         nearest=_NEAREST_SQL[plan],
         document=_DOCUMENT,
-        competing=_COMPETING,
         competing_owned=_COMPETING_OWNED,
         owned=_OWNED,
         owner_token=_OWNER_TOKEN,
@@ -297,18 +299,21 @@ def context_for(*, user: User, text: str, exclude_ids: set[int] | frozenset[int]
     return context_retrieve(user=user, query_vector=get_embedder().embed_one(text), text=text, exclude_ids=exclude_ids)
 
 
-# Items of the user's within a distance of any of several vectors, by the user's plan: every row of a small
-# history against every vector at once, or, for a large one, the nearest rows of each vector through the
-# HNSW index (iterative scan), taken ever further until the farthest one taken is beyond the distance.
+# Items of the user's within a distance of any of several vectors. For a small history, every row against every
+# vector at once (an index-only scan of the owner index, which includes the vectors). For a large one, the
+# retrievable rows through the HNSW index (iterative scan), the nearest of each vector, taken ever further until the
+# farthest one taken is beyond the distance; the others (not in the partial index: questions, acknowledgements,
+# hidden items) by the same exact scan as a small history's, restricted to them.
 _WITHIN_EXACT_SQL = """
 SELECT e.node_id, min(e.vector <=> q.v::vector) FROM memory_embedding e CROSS JOIN unnest(%(vectors)s::text[]) q(v)
-WHERE e.owner_id = %(owner)s AND NOT (e.node_id = ANY(%(exclude)s::bigint[]))
+WHERE e.owner_id = %(owner)s AND e.retrievable = ANY(%(retrievable)s::boolean[])
+  AND NOT (e.node_id = ANY(%(exclude)s::bigint[]))
 GROUP BY e.node_id HAVING min(e.vector <=> q.v::vector) <= %(distance)s
 """
 _WITHIN_INDEX_SQL = """
 SELECT node_id, distance FROM (
     SELECT e.node_id, e.vector <=> %(vector)s::vector AS distance FROM memory_embedding e
-    WHERE e.owner_id = %(owner)s AND NOT (e.node_id = ANY(%(exclude)s::bigint[]))
+    WHERE e.owner_id = %(owner)s AND e.retrievable AND NOT (e.node_id = ANY(%(exclude)s::bigint[]))
     ORDER BY e.vector <=> %(vector)s::vector LIMIT %(limit)s
 ) nearest ORDER BY distance
 """
@@ -320,31 +325,38 @@ def _vector_literal(vector) -> str:
     return "[" + ",".join(f"{float(x):.7g}" for x in vector) + "]"
 
 
+def _within_index(cursor, *, literal: str, params: dict, found: dict[int, float]) -> None:
+    """The retrievable rows within the distance of one vector, through the HNSW index, into ``found``."""
+    limit = WITHIN_FIRST
+    while True:
+        cursor.execute(_WITHIN_INDEX_SQL, {**params, "vector": literal, "limit": limit})
+        rows = cursor.fetchall()
+        for pk, distance in rows:
+            if distance <= params["distance"] and distance < found.get(pk, 2.0):
+                found[pk] = float(distance)
+        if len(rows) < limit or rows[-1][1] > params["distance"] or limit >= WITHIN_MAX:
+            return
+        limit *= 2
+
+
 def nearest_within(
     *, owner_id: int, vectors: list, max_distance: float, exclude: set[int] | frozenset[int] = frozenset()
 ) -> dict[int, float]:
     """The user's items (their vectors) within cosine ``max_distance`` of any of ``vectors``, each with its
     smallest distance: what a scan of every one of the user's vectors finds, through the plan that
-    ``vector_plan`` chooses (for a large history, at most WITHIN_MAX items per vector, the nearest)."""
+    ``vector_plan`` chooses (for a large history, at most WITHIN_MAX retrievable items per vector, the nearest)."""
     if not vectors:
         return {}
-    found: dict[int, float] = {}
     literals = [_vector_literal(v) for v in vectors]
-    params = {"owner": owner_id, "exclude": sorted(exclude), "distance": max_distance}
+    params = {"owner": owner_id, "exclude": sorted(exclude), "distance": max_distance, "vectors": literals}
     with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(_QUERY_SETTINGS_SQL)
         if vector_plan(owner_id=owner_id) == "exact":
-            cursor.execute(_WITHIN_EXACT_SQL, {**params, "vectors": literals})
+            cursor.execute(_WITHIN_EXACT_SQL, {**params, "retrievable": [True, False]})
             return {pk: float(distance) for pk, distance in cursor.fetchall()}
+        cursor.execute(_WITHIN_EXACT_SQL, {**params, "retrievable": [False]})
+        found = {pk: float(distance) for pk, distance in cursor.fetchall()}
         index_scan_settings(cursor)
         for literal in literals:
-            limit = WITHIN_FIRST
-            while True:
-                cursor.execute(_WITHIN_INDEX_SQL, {**params, "vector": literal, "limit": limit})
-                rows = cursor.fetchall()
-                for pk, distance in rows:
-                    if distance <= max_distance and distance < found.get(pk, 2.0):
-                        found[pk] = float(distance)
-                if len(rows) < limit or rows[-1][1] > max_distance or limit >= WITHIN_MAX:
-                    break
-                limit *= 2
+            _within_index(cursor, literal=literal, params=params, found=found)
     return found
