@@ -62,22 +62,26 @@ def queries_make(spec: ScaleSpec, count: int, *, per_topic: bool = False) -> lis
     return [Query(t, v, k) for t, v, k in zip(made, vectors, topics, strict=True)]
 
 
+_TOPIC_WORDS = [re.compile("|".join(rf"\b{re.escape(word)}\b" for word in topic)) for topic in texts.TOPICS]
+
+
 def topics_of(user) -> list[int]:
     """The topics the user's own messages are about (each history talks about a few favourite topics): a query
     about another topic has nothing in the user's store to find, and measures no retrieval."""
     held = set()
     contents = Node.objects.for_user(user).filter(message__role="user").order_by("pk").values_list("content", flat=True)
     for content in contents[:300]:
-        for topic, (name, activity, obj) in enumerate(texts.TOPICS):
-            if any(re.search(rf"\b{re.escape(word)}\b", content) for word in (name, activity, obj)):
+        for topic, pattern in enumerate(_TOPIC_WORDS):
+            if pattern.search(content):
                 held.add(topic)
                 break
     return sorted(held)
 
 
 def queries_for(user, pool: list[Query], count: int, rng: random.Random) -> list[Query]:
-    """``count`` queries of ``pool`` about the user's topics (all of them, in turn)."""
-    mine = [q for q in pool if q.topic in set(topics_of(user))] or pool
+    """``count`` of the queries of ``pool`` about the user's topics, sampled (all of them if there are fewer)."""
+    held = set(topics_of(user))
+    mine = [q for q in pool if q.topic in held] or pool
     return [mine[i] for i in rng.sample(range(len(mine)), count)] if count < len(mine) else mine
 
 
