@@ -26,8 +26,11 @@ replies a later deletion takes with it that never used the forgotten item.
 
 How the query runs does not change what it returns (beyond the HNSW index's approximation): with many users
 the owner filter decides the cost, so the vector ranking takes a plan per user by the size of their history
-(``vector_plan``: every vector compared for a small one, the HNSW index with an iterative scan for a large one),
-and the word ranking finds the user's items through a per-owner full-text index (``node_owner_fts``).
+(``vector_plan``: every vector compared for a small one, read from the owner index that includes them; the HNSW
+index with an iterative scan for a large one), and the word ranking finds the user's items through a per-owner
+full-text index (``node_owner_fts``). The embedding row carries what the ranking filters on (owner, kind, and
+retrievable AND informative, kept by triggers), so the vector ranking never reads memory_node, and the HNSW index
+holds only the vectors that may enter a context.
 ``scripts/retrieval_plans.py`` measures the plans; README, "Retrieval at scale", has the numbers.
 """
 
@@ -116,9 +119,7 @@ WITH {nearest}
 by_vector AS (
     SELECT id, row_number() OVER (ORDER BY distance, id) AS rank FROM nearest WHERE distance <= %(max_distance)s
 ),
-corpus AS (
-    SELECT count(*) AS items FROM (SELECT FROM memory_node n WHERE n.owner_id = %(owner)s LIMIT %(corpus_max)s) mine
-),
+corpus AS (SELECT %(corpus)s::bigint AS items),
 rare_limit AS (
     SELECT least(greatest(%(rare_floor)s, items * %(rare_share)s), %(rare_max)s) AS most FROM corpus
 ),
@@ -165,9 +166,9 @@ WHERE e.vector <=> %(vector)s::vector <= %(max_distance)s
 ORDER BY f.fused DESC, similarity DESC, n.id
 """
 
-# How many of the user's vectors there are, counted no further than the exact plan's limit (an index-only
-# scan of at most that many entries of the owner index).
-_ITEMS_UP_TO_SQL = "SELECT count(*) FROM (SELECT FROM memory_embedding WHERE owner_id = %s LIMIT %s) mine"
+# How many items the user has, counted no further than needed (an index-only scan of at most that many entries of
+# the owner index): once for both the plan and BM25's store size.
+_ITEMS_UP_TO_SQL = "SELECT count(*) FROM (SELECT FROM memory_node WHERE owner_id = %s LIMIT %s) mine"
 # Settings for the query's transaction: no parallel workers (starting them costs more than these queries take);
 # for the index plan, pgvector's iterative scan (>= 0.8: keep scanning until enough of the user's rows passed
 # the filter; relaxed order, ranked again by exact distance), a wider candidate list for recall, and no sort
@@ -183,14 +184,21 @@ _INDEX_SCAN_SQL = (
 
 def vector_plan(*, owner_id: int) -> str:
     """How to rank the user's vectors: ``exact`` (every one of their retrievable rows, an index-only scan of the
-    owner index that includes the vectors) for a history of at most DELLM_RETRIEVAL_EXACT_MAX_ITEMS vectors, else
+    owner index that includes the vectors) for a history of at most DELLM_RETRIEVAL_EXACT_MAX_ITEMS items, else
     ``index`` (the shared HNSW index of retrievable vectors, with an iterative scan). An exact scan costs a distance
     per item (and an index page per few); the index walk costs about pool x (retrievable vectors / the user's)
     rows, each a heap read, so small histories are scanned and large ones walked (scripts/retrieval_plans.py)."""
-    limit = settings.DELLM_RETRIEVAL_EXACT_MAX_ITEMS
+    return _plan_for(_items_up_to(owner_id, settings.DELLM_RETRIEVAL_EXACT_MAX_ITEMS + 1))
+
+
+def _items_up_to(owner_id: int, limit: int) -> int:
     with connection.cursor() as cursor:
-        cursor.execute(_ITEMS_UP_TO_SQL, [owner_id, limit + 1])
-        return "exact" if cursor.fetchone()[0] <= limit else "index"
+        cursor.execute(_ITEMS_UP_TO_SQL, [owner_id, limit])
+        return cursor.fetchone()[0]
+
+
+def _plan_for(items: int) -> str:
+    return "exact" if items <= settings.DELLM_RETRIEVAL_EXACT_MAX_ITEMS else "index"
 
 
 def index_scan_settings(cursor) -> None:
@@ -274,10 +282,11 @@ def context_retrieve(
         "rare_share": RARE_SHARE,
         "rare_floor": RARE_FLOOR,
         "rare_max": RARE_MAX,
-        "corpus_max": CORPUS_MAX,
         "widen": INDEX_WIDEN,
     }
-    plan = vector_plan(owner_id=user.pk)
+    items = _items_up_to(user.pk, max(settings.DELLM_RETRIEVAL_EXACT_MAX_ITEMS + 1, CORPUS_MAX))
+    plan = _plan_for(items)
+    params["corpus"] = min(items, CORPUS_MAX)
     with transaction.atomic():
         with connection.cursor() as cursor:
             query_settings(cursor, plan)
