@@ -83,23 +83,33 @@ def node_owner_field() -> models.ForeignKey:
 
 
 class Embedding(models.Model):
-    """The vector of one node, for semantic retrieval (cosine distance, HNSW index)."""
+    """The vector of one node, for semantic retrieval (cosine distance, HNSW index).
+
+    ``owner``, ``kind`` and ``retrievable`` copy the node's owner, kind and ``retrievable AND informative`` (what
+    context retrieval filters on), so the similarity search filters without a join to memory_node. The database
+    keeps them (triggers of migration 0010, on every write path: an embedding stored or moved to another node
+    takes its node's; a node whose flags change passes them on); Python never writes them after the insert."""
 
     node = models.OneToOneField(Node, on_delete=models.CASCADE, primary_key=True, related_name="embedding")
-    # Denormalised so the similarity search filters by owner without a join.
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    kind = models.CharField(max_length=16, choices=NodeKind.choices, default="", editable=False)
+    # The node may enter a context: retrievable and informative. Only these vectors are in the HNSW index.
+    retrievable = models.BooleanField(default=False, editable=False)
     vector = VectorField(dimensions=settings.DELLM_EMBEDDING_DIMENSIONS)
     backend = models.CharField(max_length=200)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         indexes = [
+            # Partial: the vectors of items that never enter a context (questions, acknowledgements, superseded
+            # records; many of them identical) stay out of the graph, where they crowded a user's true nearest.
             HnswIndex(
-                name="embedding_vector_hnsw",
+                name="embedding_retrievable_hnsw",
                 fields=["vector"],
                 m=16,
                 ef_construction=64,
                 opclasses=["vector_cosine_ops"],
+                condition=models.Q(retrievable=True),
             )
         ]
 

@@ -26,8 +26,11 @@ replies a later deletion takes with it that never used the forgotten item.
 
 How the query runs does not change what it returns (beyond the HNSW index's approximation): with many users
 the owner filter decides the cost, so the vector ranking takes a plan per user by the size of their history
-(``vector_plan``: every vector compared for a small one, the HNSW index with an iterative scan for a large one),
-and the word ranking finds the user's items through a per-owner full-text index (``node_owner_fts``).
+(``vector_plan``: every vector compared for a small one, read from the owner index that includes them; the HNSW
+index with an iterative scan for a large one), and the word ranking finds the user's items through a per-owner
+full-text index (``node_owner_fts``). The embedding row carries what the ranking filters on (owner, kind, and
+retrievable AND informative, kept by triggers), so the vector ranking never reads memory_node, and the HNSW index
+holds only the vectors that may enter a context.
 ``scripts/retrieval_plans.py`` measures the plans; README, "Retrieval at scale", has the numbers.
 """
 
@@ -80,30 +83,32 @@ _OWNER_TOKEN = "quote_literal('owner:' || %(owner)s::text)::tsquery"
 # For other scans of one user's items by their words (verification, residue): ``n`` holds the words of
 # ``%(query)s`` (a tsquery) and belongs to ``%(owner)s``, through node_owner_fts.
 OWNED_WORDS_MATCH = f"{_OWNED} @@ ({_OWNER_TOKEN} && %(query)s::tsquery)"
-_COMPETING = """n.owner_id = %(owner)s AND n.retrievable AND n.informative AND n.kind = ANY(%(kinds)s::text[])
-      AND NOT (n.id = ANY(%(exclude)s::bigint[]))"""
-# The same, where the owner's token in the full-text query already keeps to the user's items (so the planner
-# does not intersect the word's entries with all of the user's rows from the owner index).
+# The user's items that compete, where the owner's token in the full-text query already keeps to the user's items
+# (so the planner does not intersect the word's entries with all of the user's rows from the owner index).
 _COMPETING_OWNED = """n.retrievable AND n.informative AND n.kind = ANY(%(kinds)s::text[])
       AND NOT (n.id = ANY(%(exclude)s::bigint[]))"""
+# The user's vectors that compete, without a join to memory_node: the embedding row carries its node's owner, kind
+# and ``retrievable AND informative`` (memory.models.Embedding, kept by triggers). The index plan's HNSW index and
+# the exact plan's owner index are both partial on ``e.retrievable`` (so it is in every such query, literally).
+_VECTORS_COMPETING = """e.owner_id = %(owner)s AND e.retrievable AND e.kind = ANY(%(kinds)s::text[])
+      AND NOT (e.node_id = ANY(%(exclude)s::bigint[]))"""
 # The vector ranking, by the user's plan (``vector_plan``): ``exact`` computes the distance of every one of the
-# user's competing items (found through the owner index; the MATERIALIZED CTE keeps the planner off the shared
-# HNSW index, which would walk other users' vectors to find this user's), ``index`` walks the HNSW index with
-# an iterative scan (filtering by owner as it goes; relaxed order), takes INDEX_WIDEN times the pool from it and
-# ranks them again by exact distance (the index's approximate order loses some of the nearest otherwise).
+# user's competing vectors, read by an index-only scan of the owner index that includes them (the MATERIALIZED
+# CTE keeps the planner off the shared HNSW index, which would walk other users' vectors to find this user's);
+# ``index`` walks the HNSW index with an iterative scan (filtering by owner as it goes; relaxed order), takes
+# INDEX_WIDEN times the pool from it and ranks them again by exact distance (the index's approximate order loses
+# some of the nearest otherwise).
 _NEAREST_SQL = {
     "exact": f"""
 mine AS MATERIALIZED (
-    SELECT e.node_id AS id, e.vector <=> %(vector)s::vector AS distance
-    FROM memory_embedding e JOIN memory_node n ON n.id = e.node_id
-    WHERE e.owner_id = %(owner)s AND {_COMPETING}
+    SELECT e.node_id AS id, e.vector <=> %(vector)s::vector AS distance FROM memory_embedding e
+    WHERE {_VECTORS_COMPETING}
 ),
 nearest AS (SELECT id, distance FROM mine ORDER BY distance, id LIMIT %(pool)s),""",
     "index": f"""
 wide AS MATERIALIZED (
-    SELECT e.node_id AS id, e.vector <=> %(vector)s::vector AS distance
-    FROM memory_embedding e JOIN memory_node n ON n.id = e.node_id
-    WHERE e.owner_id = %(owner)s AND {_COMPETING}
+    SELECT e.node_id AS id, e.vector <=> %(vector)s::vector AS distance FROM memory_embedding e
+    WHERE {_VECTORS_COMPETING}
     ORDER BY e.vector <=> %(vector)s::vector
     LIMIT %(pool)s * %(widen)s
 ),
@@ -114,9 +119,7 @@ WITH {nearest}
 by_vector AS (
     SELECT id, row_number() OVER (ORDER BY distance, id) AS rank FROM nearest WHERE distance <= %(max_distance)s
 ),
-corpus AS (
-    SELECT count(*) AS items FROM (SELECT FROM memory_node n WHERE n.owner_id = %(owner)s LIMIT %(corpus_max)s) mine
-),
+corpus AS (SELECT %(corpus)s::bigint AS items),
 rare_limit AS (
     SELECT least(greatest(%(rare_floor)s, items * %(rare_share)s), %(rare_max)s) AS most FROM corpus
 ),
@@ -163,9 +166,9 @@ WHERE e.vector <=> %(vector)s::vector <= %(max_distance)s
 ORDER BY f.fused DESC, similarity DESC, n.id
 """
 
-# How many of the user's vectors there are, counted no further than the exact plan's limit (an index-only
-# scan of at most that many entries of the owner index).
-_ITEMS_UP_TO_SQL = "SELECT count(*) FROM (SELECT FROM memory_embedding WHERE owner_id = %s LIMIT %s) mine"
+# How many items the user has, counted no further than needed (an index-only scan of at most that many entries of
+# the owner index): once for both the plan and BM25's store size.
+_ITEMS_UP_TO_SQL = "SELECT count(*) FROM (SELECT FROM memory_node WHERE owner_id = %s LIMIT %s) mine"
 # Settings for the query's transaction: no parallel workers (starting them costs more than these queries take);
 # for the index plan, pgvector's iterative scan (>= 0.8: keep scanning until enough of the user's rows passed
 # the filter; relaxed order, ranked again by exact distance), a wider candidate list for recall, and no sort
@@ -180,14 +183,22 @@ _INDEX_SCAN_SQL = (
 
 
 def vector_plan(*, owner_id: int) -> str:
-    """How to rank the user's vectors: ``exact`` (every one of their rows, through the owner index) for a
-    history of at most DELLM_RETRIEVAL_EXACT_MAX_ITEMS vectors, else ``index`` (the shared HNSW index with an
-    iterative scan). An exact scan costs a page per item; the index walk costs about pool x (all vectors /
-    the user's) rows, so small histories are scanned and large ones walked (scripts/retrieval_plans.py)."""
-    limit = settings.DELLM_RETRIEVAL_EXACT_MAX_ITEMS
+    """How to rank the user's vectors: ``exact`` (every one of their retrievable rows, an index-only scan of the
+    owner index that includes the vectors) for a history of at most DELLM_RETRIEVAL_EXACT_MAX_ITEMS items, else
+    ``index`` (the shared HNSW index of retrievable vectors, with an iterative scan). An exact scan costs a distance
+    per item (and an index page per few); the index walk costs about pool x (retrievable vectors / the user's)
+    rows, each a heap read, so small histories are scanned and large ones walked (scripts/retrieval_plans.py)."""
+    return _plan_for(_items_up_to(owner_id, settings.DELLM_RETRIEVAL_EXACT_MAX_ITEMS + 1))
+
+
+def _items_up_to(owner_id: int, limit: int) -> int:
     with connection.cursor() as cursor:
-        cursor.execute(_ITEMS_UP_TO_SQL, [owner_id, limit + 1])
-        return "exact" if cursor.fetchone()[0] <= limit else "index"
+        cursor.execute(_ITEMS_UP_TO_SQL, [owner_id, limit])
+        return cursor.fetchone()[0]
+
+
+def _plan_for(items: int) -> str:
+    return "exact" if items <= settings.DELLM_RETRIEVAL_EXACT_MAX_ITEMS else "index"
 
 
 def index_scan_settings(cursor) -> None:
@@ -207,7 +218,6 @@ def _context_sql(plan: str) -> str:
     return _CONTEXT_SQL.format(
         nearest=_NEAREST_SQL[plan],
         document=_DOCUMENT,
-        competing=_COMPETING,
         competing_owned=_COMPETING_OWNED,
         owned=_OWNED,
         owner_token=_OWNER_TOKEN,
@@ -272,10 +282,11 @@ def context_retrieve(
         "rare_share": RARE_SHARE,
         "rare_floor": RARE_FLOOR,
         "rare_max": RARE_MAX,
-        "corpus_max": CORPUS_MAX,
         "widen": INDEX_WIDEN,
     }
-    plan = vector_plan(owner_id=user.pk)
+    items = _items_up_to(user.pk, max(settings.DELLM_RETRIEVAL_EXACT_MAX_ITEMS + 1, CORPUS_MAX))
+    plan = _plan_for(items)
+    params["corpus"] = min(items, CORPUS_MAX)
     with transaction.atomic():
         with connection.cursor() as cursor:
             query_settings(cursor, plan)
@@ -297,18 +308,21 @@ def context_for(*, user: User, text: str, exclude_ids: set[int] | frozenset[int]
     return context_retrieve(user=user, query_vector=get_embedder().embed_one(text), text=text, exclude_ids=exclude_ids)
 
 
-# Items of the user's within a distance of any of several vectors, by the user's plan: every row of a small
-# history against every vector at once, or, for a large one, the nearest rows of each vector through the
-# HNSW index (iterative scan), taken ever further until the farthest one taken is beyond the distance.
+# Items of the user's within a distance of any of several vectors. For a small history, every row against every
+# vector at once (an index-only scan of the owner index, which includes the vectors). For a large one, the
+# retrievable rows through the HNSW index (iterative scan), the nearest of each vector, taken ever further until the
+# farthest one taken is beyond the distance; the others (not in the partial index: questions, acknowledgements,
+# hidden items) by the same exact scan as a small history's, restricted to them.
 _WITHIN_EXACT_SQL = """
 SELECT e.node_id, min(e.vector <=> q.v::vector) FROM memory_embedding e CROSS JOIN unnest(%(vectors)s::text[]) q(v)
-WHERE e.owner_id = %(owner)s AND NOT (e.node_id = ANY(%(exclude)s::bigint[]))
+WHERE e.owner_id = %(owner)s AND e.retrievable = ANY(%(retrievable)s::boolean[])
+  AND NOT (e.node_id = ANY(%(exclude)s::bigint[]))
 GROUP BY e.node_id HAVING min(e.vector <=> q.v::vector) <= %(distance)s
 """
 _WITHIN_INDEX_SQL = """
 SELECT node_id, distance FROM (
     SELECT e.node_id, e.vector <=> %(vector)s::vector AS distance FROM memory_embedding e
-    WHERE e.owner_id = %(owner)s AND NOT (e.node_id = ANY(%(exclude)s::bigint[]))
+    WHERE e.owner_id = %(owner)s AND e.retrievable AND NOT (e.node_id = ANY(%(exclude)s::bigint[]))
     ORDER BY e.vector <=> %(vector)s::vector LIMIT %(limit)s
 ) nearest ORDER BY distance
 """
@@ -320,31 +334,38 @@ def _vector_literal(vector) -> str:
     return "[" + ",".join(f"{float(x):.7g}" for x in vector) + "]"
 
 
+def _within_index(cursor, *, literal: str, params: dict, found: dict[int, float]) -> None:
+    """The retrievable rows within the distance of one vector, through the HNSW index, into ``found``."""
+    limit = WITHIN_FIRST
+    while True:
+        cursor.execute(_WITHIN_INDEX_SQL, {**params, "vector": literal, "limit": limit})
+        rows = cursor.fetchall()
+        for pk, distance in rows:
+            if distance <= params["distance"] and distance < found.get(pk, 2.0):
+                found[pk] = float(distance)
+        if len(rows) < limit or rows[-1][1] > params["distance"] or limit >= WITHIN_MAX:
+            return
+        limit *= 2
+
+
 def nearest_within(
     *, owner_id: int, vectors: list, max_distance: float, exclude: set[int] | frozenset[int] = frozenset()
 ) -> dict[int, float]:
     """The user's items (their vectors) within cosine ``max_distance`` of any of ``vectors``, each with its
     smallest distance: what a scan of every one of the user's vectors finds, through the plan that
-    ``vector_plan`` chooses (for a large history, at most WITHIN_MAX items per vector, the nearest)."""
+    ``vector_plan`` chooses (for a large history, at most WITHIN_MAX retrievable items per vector, the nearest)."""
     if not vectors:
         return {}
-    found: dict[int, float] = {}
     literals = [_vector_literal(v) for v in vectors]
-    params = {"owner": owner_id, "exclude": sorted(exclude), "distance": max_distance}
+    params = {"owner": owner_id, "exclude": sorted(exclude), "distance": max_distance, "vectors": literals}
     with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(_QUERY_SETTINGS_SQL)
         if vector_plan(owner_id=owner_id) == "exact":
-            cursor.execute(_WITHIN_EXACT_SQL, {**params, "vectors": literals})
+            cursor.execute(_WITHIN_EXACT_SQL, {**params, "retrievable": [True, False]})
             return {pk: float(distance) for pk, distance in cursor.fetchall()}
+        cursor.execute(_WITHIN_EXACT_SQL, {**params, "retrievable": [False]})
+        found = {pk: float(distance) for pk, distance in cursor.fetchall()}
         index_scan_settings(cursor)
         for literal in literals:
-            limit = WITHIN_FIRST
-            while True:
-                cursor.execute(_WITHIN_INDEX_SQL, {**params, "vector": literal, "limit": limit})
-                rows = cursor.fetchall()
-                for pk, distance in rows:
-                    if distance <= max_distance and distance < found.get(pk, 2.0):
-                        found[pk] = float(distance)
-                if len(rows) < limit or rows[-1][1] > max_distance or limit >= WITHIN_MAX:
-                    break
-                limit *= 2
+            _within_index(cursor, literal=literal, params=params, found=found)
     return found

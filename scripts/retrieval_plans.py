@@ -72,7 +72,7 @@ def load(*, users: int, items: int, heavy: int, ladder: list[int]) -> None:
     indexes = dict(
         _sql(
             "SELECT indexname, indexdef FROM pg_indexes "
-            "WHERE indexname IN ('embedding_vector_hnsw', 'node_content_fts')"
+            "WHERE indexname IN ('embedding_retrievable_hnsw', 'embedding_owner_vectors', 'node_content_fts')"
         )
     )
     for name in indexes:
@@ -137,24 +137,25 @@ def _query_text(owner_id: int, rng: random.Random) -> str:
     return "What did I say about " + " and ".join(words) + "?"
 
 
-# The vector ranking of the retrieval query, alone: the user's competing items nearest to the query vector.
-_COMPETING = "n.owner_id = %(owner)s AND n.retrievable AND n.informative AND n.kind = 'message'"
+# The vector ranking of the retrieval query, alone: the user's competing items nearest to the query vector (the
+# embedding row carries its node's kind and retrievable-and-informative flag; the HNSW index is partial on it).
+_COMPETING = "e.retrievable AND e.kind = 'message'"
 VECTOR_SQL = f"""
-SELECT e.node_id, e.vector <=> %(vector)s::vector FROM memory_embedding e JOIN memory_node n ON n.id = e.node_id
+SELECT e.node_id, e.vector <=> %(vector)s::vector FROM memory_embedding e
 WHERE e.owner_id = %(owner)s AND {_COMPETING}
 ORDER BY e.vector <=> %(vector)s::vector LIMIT %(pool)s"""
 # The index plan taking five times the pool from the index, ranked again by exact distance.
 WIDE_SQL = f"""
 SELECT node_id, distance FROM (
     SELECT e.node_id, e.vector <=> %(vector)s::vector AS distance
-    FROM memory_embedding e JOIN memory_node n ON n.id = e.node_id
+    FROM memory_embedding e
     WHERE e.owner_id = %(owner)s AND {_COMPETING}
     ORDER BY e.vector <=> %(vector)s::vector LIMIT %(pool)s * 5
 ) wide ORDER BY distance LIMIT %(pool)s"""
 EXACT_SQL = f"""
 WITH mine AS MATERIALIZED (
     SELECT e.node_id, e.vector <=> %(vector)s::vector AS distance FROM memory_embedding e
-    JOIN memory_node n ON n.id = e.node_id WHERE e.owner_id = %(owner)s AND {_COMPETING}
+    WHERE e.owner_id = %(owner)s AND {_COMPETING}
 )
 SELECT node_id, distance FROM mine ORDER BY distance, node_id LIMIT %(pool)s"""
 

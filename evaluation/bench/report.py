@@ -93,8 +93,9 @@ def reports_write(*, results: dict, out: Path, header: list[str]) -> str:
                   "| turn overhead p50 ms |",
                   "|---|---|---|---|---|---|"]
         for i, items in enumerate(curve["items"]):
-            row = [curve[k][i] for k in ("retrieval_p95_ms", "retrieval_exact_p95_ms", "preview_p95_ms",
-                                         "confirm_p50_ms", "turn_overhead_p50_ms")]
+            keys = ("retrieval_p95_ms", "retrieval_exact_p95_ms", "preview_p95_ms", "confirm_p50_ms",
+                    "turn_overhead_p50_ms")
+            row = [curve[k][i] if i < len(curve[k]) else None for k in keys]  # a retrieval-only run: no others
             lines.append(f"| {items} | " + " | ".join(_cell(v) for v in row) + " |")
     text = "\n".join(lines) + "\n"
     (out / "bench.md").write_text(text)

@@ -565,11 +565,13 @@ def _write(cursor, *, spec: ScaleSpec, users, histories: list[History], report: 
         ((gid, "active", 1, derivation, h.source_count[i], when(h, i), conversation_id(u, h, i), user_base + u)
          for u, h, i, gid in in_order() if h.kinds[i] == "summary"),
     )
+    # The node's kind and flag on its embedding, as the database's trigger would have set them (it is off here).
     _copy(
         cursor, "memory_embedding",
-        ["node_id", "vector", "backend", "created_at", "owner_id"],
-        ["int8", "vector", "text", "timestamptz", "int4"],
-        ((gid, h.vectors[i], backend, when(h, i), user_base + u) for u, h, i, gid in in_order()),
+        ["node_id", "vector", "backend", "created_at", "owner_id", "kind", "retrievable"],
+        ["int8", "vector", "text", "timestamptz", "int4", "text", "bool"],
+        ((gid, h.vectors[i], backend, when(h, i), user_base + u, h.kinds[i], h.informative[i])
+         for u, h, i, gid in in_order()),
     )
     edge_base = _next_id(cursor, "provenance_edge")
 

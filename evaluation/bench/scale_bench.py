@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import importlib
 import random
+import re
 import statistics
 from collections import defaultdict
 from collections.abc import Callable, Iterator
@@ -44,18 +45,44 @@ from .timing import entry, run_ms, summary
 class Query:
     text: str
     vector: object
+    topic: int = -1
 
 
-def queries_make(spec: ScaleSpec, count: int) -> list[Query]:
-    """Fresh questions (three in four) and statements about the dataset's topics, embedded for real."""
+def queries_make(spec: ScaleSpec, count: int, *, per_topic: bool = False) -> list[Query]:
+    """Fresh questions (three in four) and statements about the dataset's topics, embedded for real: ``count`` on
+    random topics, or with ``per_topic`` ``count`` on each topic (in topic order)."""
     rng = random.Random(spec.seed + 99)
-    made = []
-    for i in range(count):
-        topic = texts.TOPICS[rng.randrange(spec.topics)]
+    made, topics = [], []
+    for i in range(count * spec.topics if per_topic else count):
+        topic = i // count if per_topic else rng.randrange(spec.topics)
         templates = texts.QUESTIONS if i % 4 else texts.STATEMENTS
-        made.append(texts.render(rng.choice(templates), topic, rng))
+        made.append(texts.render(rng.choice(templates), texts.TOPICS[topic], rng))
+        topics.append(topic)
     vectors = get_embedder().embed(made)
-    return [Query(t, v) for t, v in zip(made, vectors, strict=True)]
+    return [Query(t, v, k) for t, v, k in zip(made, vectors, topics, strict=True)]
+
+
+_TOPIC_WORDS = [re.compile("|".join(rf"\b{re.escape(word)}\b" for word in topic)) for topic in texts.TOPICS]
+
+
+def topics_of(user) -> list[int]:
+    """The topics the user's own messages are about (each history talks about a few favourite topics): a query
+    about another topic has nothing in the user's store to find, and measures no retrieval."""
+    held = set()
+    contents = Node.objects.for_user(user).filter(message__role="user").order_by("pk").values_list("content", flat=True)
+    for content in contents[:300]:
+        for topic, pattern in enumerate(_TOPIC_WORDS):
+            if pattern.search(content):
+                held.add(topic)
+                break
+    return sorted(held)
+
+
+def queries_for(user, pool: list[Query], count: int, rng: random.Random) -> list[Query]:
+    """``count`` of the queries of ``pool`` about the user's topics, sampled (all of them if there are fewer)."""
+    held = set(topics_of(user))
+    mine = [q for q in pool if q.topic in held] or pool
+    return [mine[i] for i in rng.sample(range(len(mine)), count)] if count < len(mine) else mine
 
 
 @contextmanager
@@ -235,8 +262,12 @@ def _turn_overhead() -> Callable | None:
         return None
 
 
-def scale_measure(*, spec: ScaleSpec, quick: bool, stdout) -> dict:
-    """Every scale benchmark on the current database (which holds ``spec``'s dataset)."""
+def scale_measure(*, spec: ScaleSpec, quick: bool, stdout, only_retrieval: bool = False) -> dict:
+    """Every scale benchmark on the current database (which holds ``spec``'s dataset); ``only_retrieval``: the
+    retrieval ones (the scaling curve's retrieval, the heavy user, many users, recall) and no other.
+
+    Each user is asked about the topics their history holds (``queries_for``): on any other topic the exact
+    context is empty and the query measures no retrieval."""
     rng = random.Random(spec.seed + 7)
     say = stdout.write
     names = [username(spec, size=size) for size in spec.curve]
@@ -245,6 +276,8 @@ def scale_measure(*, spec: ScaleSpec, quick: bool, stdout) -> dict:
     small_names = [username(spec, index=i) for i in rng.sample(range(spec.small_users), min(spec.small_users, 200))]
     small_users = list(_users(small_names).values())
     queries = queries_make(spec, 60)
+    topical = queries_make(spec, 3 if quick else 10, per_topic=True)
+    pick = random.Random(spec.seed + 11)  # not ``rng``: the deletion benchmarks' sets stay what they were
     results: dict = {}
     passes = 1 if quick else 2
     previews, confirms = (6, 2) if quick else (20, 5)  # at the heavy user; fewer at the other sizes
@@ -256,16 +289,19 @@ def scale_measure(*, spec: ScaleSpec, quick: bool, stdout) -> dict:
     for size in spec.curve:
         user = curve_users[username(spec, size=size)]
         items = Node.objects.for_user(user).count()
-        say(f"  history of {items} items: retrieval, preview, confirm...")
-        retrieval = retrieval_runs([(user, q) for q in queries[:30]], passes=passes)
+        say(f"  history of {items} items: retrieval{'' if only_retrieval else ', preview, confirm'}...")
+        retrieval = retrieval_runs([(user, q) for q in queries_for(user, topical, 30, pick)], passes=passes)
+        curve["items"].append(items)
+        curve["retrieval_p95_ms"].append(summary(retrieval["fast"])["p95"])
+        curve["retrieval_exact_p95_ms"].append(summary(retrieval["exact"])["p95"])
+        at[size] = {"retrieval": retrieval, "items": items}
+        if only_retrieval:
+            continue
         # Confirms are the slow part: all runs at the heavy user, three at the smallest (the baseline), one between.
         runs = confirms if size == spec.heavy_items else (min(3, confirms) if size == spec.curve[0] else 1)
         deletion = forget_runs(user, size=spec.deletion_items, confirms=runs, rng=rng,
                                previews=previews if size == spec.heavy_items else previews // 2)
-        at[size] = {"retrieval": retrieval, "deletion": deletion, "items": items}
-        curve["items"].append(items)
-        curve["retrieval_p95_ms"].append(summary(retrieval["fast"])["p95"])
-        curve["retrieval_exact_p95_ms"].append(summary(retrieval["exact"])["p95"])
+        at[size]["deletion"] = deletion
         curve["preview_p95_ms"].append(summary(deletion["preview"])["p95"])
         curve["confirm_p50_ms"].append(summary(deletion["confirm"])["p50"])
         curve["turn_overhead_p50_ms"].append(summary(turn(user=user, runs=20))["p50"] if turn else None)
@@ -275,15 +311,16 @@ def scale_measure(*, spec: ScaleSpec, quick: bool, stdout) -> dict:
     }
 
     heavy_at, small_at = at[spec.heavy_items], at[spec.curve[0]]
-    retrieval = retrieval_runs([(heavy, q) for q in queries], passes=passes)
+    heavy_queries = queries_for(heavy, topical, 60, pick)
+    retrieval = retrieval_runs([(heavy, q) for q in heavy_queries], passes=passes)
     results["retrieval_heavy_user_p95_ms"] = entry(
         retrieval["fast"], stat="p95", baseline=retrieval["exact"],
         baseline_is="exact scan of the user's items (vector indexes dropped in a rolled-back transaction)",
-        params={"items": heavy_at["items"], "queries": len(queries), "passes": passes,
+        params={"items": heavy_at["items"], "queries": len(heavy_queries), "passes": passes,
                 "recall_at_5": round(statistics.mean(retrieval["recalls"]), 4) if retrieval["recalls"] else None,
                 "indexes_dropped_for_baseline": retrieval["dropped"]},
     )
-    many = retrieval_runs([(u, queries[i % len(queries)]) for i, u in enumerate(small_users)], passes=passes)
+    many = retrieval_runs([(u, queries_for(u, topical, 1, pick)[0]) for u in small_users], passes=passes)
     results["retrieval_many_users_p95_ms"] = entry(
         many["fast"], stat="p95", baseline=many["exact"],
         baseline_is="exact scan of the user's items (vector indexes dropped in a rolled-back transaction)",
@@ -297,8 +334,11 @@ def scale_measure(*, spec: ScaleSpec, quick: bool, stdout) -> dict:
                    "call without vector indexes", "queries": len(recalls),
                    "queries_with_empty_exact_context": retrieval["empty"] + many["empty"],
                    "heavy_user": results["retrieval_heavy_user_p95_ms"]["params"]["recall_at_5"],
-                   "many_users": results["retrieval_many_users_p95_ms"]["params"]["recall_at_5"]},
+                   "many_users": results["retrieval_many_users_p95_ms"]["params"]["recall_at_5"],
+                   "queries_are": "about topics the user's history holds (one per small user, 60 at the heavy one)"},
     }
+    if only_retrieval:
+        return results
 
     sets = seed_sets(heavy, size=spec.deletion_items, count=20 if not quick else 6, disjoint=False, rng=rng)
     ours, frozen = dep_plan_runs(heavy, sets=sets)

@@ -34,6 +34,8 @@ class Command(BaseCommand):
         parser.add_argument("--repeat", type=int, default=None, help="runs per one-user measurement (5; quick: 3)")
         parser.add_argument("--reload", action="store_true", help="load the full-scale dataset again")
         parser.add_argument("--skip-one-user", action="store_true", help="only the scale benchmarks")
+        parser.add_argument("--only-retrieval", action="store_true",
+                            help="of the scale benchmarks, only retrieval's (latency along the curve, recall)")
         parser.add_argument("--out", default=str(Path(settings.BASE_DIR) / "reports"))
         parser.add_argument("--no-live", dest="live", action="store_false", help="skip the live benchmarks")
         parser.add_argument("--only-live", action="store_true",
@@ -66,7 +68,8 @@ class Command(BaseCommand):
         info = dataset_ready(spec=spec, reload=reload, in_place=quick, stdout=self.stdout)
         try:
             self.stdout.write(f"  dataset ready at {time.perf_counter() - started:.0f} s")
-            results.update(scale_measure(spec=spec, quick=quick, stdout=self.stdout))
+            results.update(scale_measure(spec=spec, quick=quick, stdout=self.stdout,
+                                         only_retrieval=options.get("only_retrieval", False)))
             self.stdout.write(f"  measured at {time.perf_counter() - started:.0f} s")
         finally:
             dataset_release(info)
