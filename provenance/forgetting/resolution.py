@@ -152,17 +152,17 @@ def _holders(*, user, lexemes: set[str]) -> dict[str, set[int]]:
     return found
 
 
-# The CANDIDATES statements (as ``_statements`` selects them) nearest to each of several vectors, in one scan of
-# the user's rows for every view of a request instead of one scan per view. Vectors come back in pgvector's binary
+# The CANDIDATES statements (as ``_statements`` selects them; the embedding row carries its node's owner, kind and
+# retrievable-and-informative flag) nearest to each of several vectors, in one scan of the user's rows for every
+# view of a request instead of one scan per view. Vectors come back in pgvector's binary
 # form (``vector_send``: two 16-bit integers, then big-endian float4), which numpy reads directly; parsing their
 # text form cost more than the query.
 _NEAREST_SQL = """
 WITH distances AS (
     SELECT e.node_id AS id, {distances}
     FROM memory_embedding e
-    JOIN memory_node n ON n.id = e.node_id AND n.owner_id = %(owner)s
-    LEFT JOIN chat_message m ON m.node_ptr_id = n.id AND m.owner_id = %(owner)s
-    WHERE e.owner_id = %(owner)s AND n.retrievable AND n.informative AND n.kind IN ('message', 'fact')
+    LEFT JOIN chat_message m ON m.node_ptr_id = e.node_id AND m.owner_id = %(owner)s
+    WHERE e.owner_id = %(owner)s AND e.retrievable AND e.kind IN ('message', 'fact')
       AND m.role IS DISTINCT FROM 'assistant'
 )
 SELECT id FROM (SELECT id, {places} FROM distances) ranked WHERE {nearest}
