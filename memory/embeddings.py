@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import logging
+
 import numpy as np
 from django.db import transaction
 
 from dellm_site.ai.embedding import get_embedder
 
 from .models import Embedding, Node
+
+logger = logging.getLogger(__name__)
 
 
 @transaction.atomic
@@ -38,3 +42,44 @@ def embedding_add(*, node: Node, vector: np.ndarray) -> Embedding:
 def text_embed(*, text: str) -> list[float]:
     """The vector of a text that is not stored (a question, a forget request), as plain floats."""
     return [float(x) for x in get_embedder().embed_one(text)]
+
+
+@transaction.atomic
+def embeddings_store(*, node_ids: list[int], owner_id: int | None = None) -> list[int]:
+    """Embed many nodes in one embedder call (idempotent, like ``embedding_store``); returns the ids embedded
+    (nodes deleted meanwhile are skipped). ``owner_id``: the nodes' owner, when the caller knows it."""
+    nodes = Node.objects.select_for_update().filter(pk__in=node_ids).order_by("pk")  # id order, like every writer
+    if owner_id is not None:
+        nodes = nodes.filter(owner_id=owner_id)
+    rows = list(nodes.values_list("pk", "owner_id", "content"))
+    if not rows:
+        return []
+    embedder = get_embedder()
+    vectors = embedder.embed([content for _, _, content in rows])
+    Embedding.objects.bulk_create(
+        [
+            Embedding(node_id=pk, owner_id=owner, vector=vector.tolist(), backend=embedder.name)
+            for (pk, owner, _), vector in zip(rows, vectors, strict=True)
+        ],
+        update_conflicts=True,
+        unique_fields=["node"],
+        update_fields=["vector", "backend"],
+    )
+    return [pk for pk, _, _ in rows]
+
+
+def embeddings_flush(collected: list[tuple[int, int | None]]) -> None:
+    """Embed the nodes ``memory.facts.embeddings_deferred`` collected: one embedder call per owner; should that
+    fail, each is queued alone (``embed_node``, retried with backoff)."""
+    from .tasks import embed_node  # the task calls back into this module
+
+    by_owner: dict[int | None, list[int]] = {}
+    for node_id, owner_id in collected:
+        by_owner.setdefault(owner_id, []).append(node_id)
+    for owner_id, node_ids in by_owner.items():
+        try:
+            embeddings_store(node_ids=node_ids, owner_id=owner_id)
+        except Exception:
+            logger.exception("embedding %d records at once failed; queued one by one", len(node_ids))
+            for node_id in node_ids:
+                embed_node.delay(node_id, owner_id)

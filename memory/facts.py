@@ -6,6 +6,9 @@ exists at that moment (the source is locked), so nothing derived from a forgotte
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import TYPE_CHECKING
 
 from django.db import transaction
@@ -33,9 +36,31 @@ def sources_lock(ids: list[int], owner_id: int | None = None) -> set[int]:
     return set(nodes.order_by("pk").values_list("pk", flat=True))
 
 
+# Where ``embedding_enqueue`` collects the nodes to embed inside ``embeddings_deferred`` (None: outside).
+_deferred: ContextVar[list[tuple[int, int | None]] | None] = ContextVar("embeddings_deferred", default=None)
+
+
 def embedding_enqueue(node_id: int, owner_id: int | None = None) -> None:
-    """Embed the node (``owner_id``'s) once the transaction that stores it commits."""
+    """Embed the node (``owner_id``'s) once the transaction that stores it commits (inside
+    ``embeddings_deferred``: collect it, to be embedded with the others in one call after it)."""
+    collected = _deferred.get()
+    if collected is not None:
+        collected.append((node_id, owner_id))
+        return
     transaction.on_commit(lambda: embed_node.delay(node_id, owner_id))
+
+
+@contextmanager
+def embeddings_deferred() -> Iterator[list[tuple[int, int | None]]]:
+    """Within it, the records stored are collected as ``(node_id, owner_id)`` instead of each queued to be
+    embedded; the caller embeds them after it (``memory.embeddings.embeddings_flush``), once their transactions
+    ended: one rolled back stored nothing, and its node, missing, is skipped."""
+    collected: list[tuple[int, int | None]] = []
+    token = _deferred.set(collected)
+    try:
+        yield collected
+    finally:
+        _deferred.reset(token)
 
 
 def facts_extract(

@@ -1,0 +1,118 @@
+"""A deletion's rebuilds run as one task: their new records embedded in one embedder call, their outcomes
+written to the manifest at once; a rebuild that fails is queued again alone."""
+
+import numpy as np
+import pytest
+from celery.exceptions import Retry
+
+from chat import services
+from dellm_site.ai.embedding import get_embedder
+from memory.embeddings import embeddings_store
+from memory.models import DerivedStatus, Embedding, Node, Summary, TaskRun
+from provenance import tasks
+from provenance.forgetting import execution
+from provenance.forgetting import services as forget
+from provenance.models import DeletionRequest
+from tests.conftest import say
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def two_summaries(user, settings):
+    """Two conversations with a summary each; the first message of each is what will be forgotten."""
+    settings.DELLM_SUMMARY_EVERY = 3
+    first = []
+    for lines in (
+        ("I live in Lisbon.", "I have a tortoise called Sheldon.", "I work as a nurse."),
+        ("I was born in Oslo.", "I play the cello.", "I drive a red van."),
+    ):
+        conversation = services.conversation_create(user=user)
+        first.append(say(user, conversation, lines[0]).user_message.pk)
+        for line in lines[1:]:
+            say(user, conversation, line)
+    assert Summary.objects.filter(owner=user, status=DerivedStatus.ACTIVE).count() == 2
+    return first
+
+
+@pytest.fixture
+def embed_calls(monkeypatch):
+    """Every embedder call's texts, in order."""
+    embedder = get_embedder()
+    calls: list[list[str]] = []
+    real = embedder.embed
+
+    def spy(texts):
+        calls.append(list(texts))
+        return real(texts)
+
+    monkeypatch.setattr(embedder, "embed", spy)
+    return calls
+
+
+def test_rebuilds_embed_their_records_in_one_call(user, two_summaries, embed_calls):
+    old = set(Summary.objects.filter(owner=user, status=DerivedStatus.ACTIVE).values_list("pk", flat=True))
+    embedded_one_by_one = TaskRun.objects.filter(kind="embed_node").count()
+    preview = forget.forget_preview(user=user, mode="ids", message_ids=two_summaries)
+    embed_calls.clear()
+    manifest = forget.forget_confirm(user=user, request_id=preview.pk)
+
+    rebuilt = [r for r in manifest["rebuilt"] if r["kind"] == "summary"]
+    assert {r["id"] for r in rebuilt} == old and {r["status"] for r in rebuilt} == {"done"}
+    new = {pk for r in rebuilt for pk in r["new_ids"]}
+    contents = dict(Node.objects.filter(pk__in=new).values_list("pk", "content"))
+    assert len(contents) == 2 and "Lisbon" not in " ".join(contents.values())
+    # One call embedded both rebuilt summaries; no record was embedded alone.
+    holding = [texts for texts in embed_calls if set(contents.values()) & set(texts)]
+    assert len(holding) == 1 and sorted(holding[0]) == sorted(contents.values())
+    assert TaskRun.objects.filter(kind="embed_node").count() == embedded_one_by_one
+    assert TaskRun.objects.filter(kind="derived_rebuilds_task", status="succeeded").count() == 1
+    assert set(Embedding.objects.filter(node_id__in=new).values_list("node_id", flat=True)) == new
+    assert manifest["verification"]["residual_hits"] == 0 and manifest["rebuilds_completed_at"]
+    assert DeletionRequest.objects.get(pk=preview.pk).working == {}
+
+
+def test_a_failing_rebuild_is_queued_alone_and_the_others_are_recorded(user, two_summaries, monkeypatch):
+    from memory.rebuild import derived_rebuild
+
+    preview = forget.forget_preview(user=user, mode="ids", message_ids=two_summaries)
+    doomed = min(e["id"] for e in preview.plan["derived"] if e["kind"] == "summary")
+
+    def flaky(**kwargs):
+        if kwargs["old_id"] == doomed:
+            raise RuntimeError("the model is unavailable")
+        return derived_rebuild(**kwargs)
+
+    monkeypatch.setattr(tasks, "derived_rebuild", flaky)
+    with pytest.raises(Retry):  # in-process tasks: the lone task's first retry surfaces here
+        forget.forget_confirm(user=user, request_id=preview.pk)
+    rebuilt = {r["id"]: r for r in DeletionRequest.objects.get(pk=preview.pk).manifest["rebuilt"]}
+    assert rebuilt[doomed]["status"] == "pending" and rebuilt[doomed]["retry"]
+    (other,) = (r for pk, r in rebuilt.items() if pk != doomed and r["kind"] == "summary")
+    assert other["status"] == "done" and Embedding.objects.filter(node_id=other["new_ids"][0]).exists()
+    # Run again alone with the real rebuild, it completes; the interrupted verification is resumed.
+    monkeypatch.setattr(tasks, "derived_rebuild", derived_rebuild)
+    execution.rebuild_retry(request_pk=preview.pk, old_id=doomed)
+    forget.forget_resume(request_ids=[preview.pk])
+    request = DeletionRequest.objects.get(pk=preview.pk)
+    assert request.status == "completed"
+    assert {r["status"] for r in request.manifest["rebuilt"] if r["kind"] == "summary"} == {"done"}
+    assert request.manifest["verification"]["residual_hits"] == 0
+
+
+def test_embeddings_store_embeds_many_at_once_like_one_by_one(user, embed_calls):
+    conversation = services.conversation_create(user=user)
+    ids = [say(user, conversation, text).user_message.pk for text in ("I like figs.", "My sister is called Ana.")]
+    gone = say(user, conversation, "I own a kayak.").user_message.pk
+    Embedding.objects.filter(node_id__in=[*ids, gone]).delete()
+    Node.objects.filter(pk=gone).delete()
+    embed_calls.clear()
+    assert embeddings_store(node_ids=[*ids, gone], owner_id=user.pk) == sorted(ids)
+    assert len(embed_calls) == 1
+    assert embeddings_store(node_ids=ids, owner_id=user.pk) == sorted(ids)  # again: updated, not duplicated
+    assert Embedding.objects.filter(node_id__in=ids).count() == 2
+    for node_id in ids:
+        stored = np.asarray(Embedding.objects.get(node_id=node_id).vector)
+        alone = get_embedder().embed_one(Node.objects.get(pk=node_id).content)
+        assert np.allclose(stored, alone, atol=1e-5)
+    assert embeddings_store(node_ids=ids, owner_id=user.pk + 1000) == []  # another owner's: nothing
