@@ -46,13 +46,19 @@ MIN_LEXEME = 3
 
 _LEXEMES_SQL = "SELECT DISTINCT lexeme FROM unnest(to_tsvector('english', %(text)s))"
 
-# Each lexeme's document frequency over the user's items (through the per-owner GIN index node_owner_fts).
+# Each lexeme's document frequency over the user's surviving items, counted up to its ``cap`` + 1 (enough to
+# tell whether it is at most ``cap``), through the per-owner GIN index node_owner_fts: a word most items hold
+# costs no reading of them all. ``query``: the lexeme as a tsquery term.
 _DF_SQL = f"""
-SELECT lexeme, count(*) FROM (
-  SELECT unnest(tsvector_to_array(to_tsvector('english'::regconfig, COALESCE(n.content, '')))) AS lexeme
-  FROM memory_node n
-  WHERE n.owner_id = %(owner)s AND NOT (n.id = ANY(%(exclude)s::bigint[])) AND {OWNED_WORDS_MATCH}
-) held WHERE lexeme = ANY(%(lexemes)s) GROUP BY lexeme
+SELECT t.lexeme, (
+  SELECT count(*) FROM (
+    SELECT FROM memory_node n
+    WHERE n.owner_id = %(owner)s AND NOT (n.id = ANY(%(exclude)s::bigint[]))
+      AND {OWNED_WORDS_MATCH.replace("%(query)s", "t.query")}
+    LIMIT t.cap + 1
+  ) holding
+)
+FROM unnest(%(lexemes)s::text[], %(queries)s::text[], %(caps)s::int[]) AS t(lexeme, query, cap)
 """
 
 # The items holding any distinctive lexeme, with the lexemes each holds.
@@ -105,18 +111,30 @@ def _distinctive(*, user: User, tokens: dict, exclude: list[int], total: int) ->
     """The tokens that are rare enough in the user's surviving store to point at the deleted content,
     each with its kind (number, name, rare word)."""
     specific, words = tokens.get("specific", []), tokens.get("words", []) if total >= RARE_MIN_ITEMS else []
-    lexemes = sorted({*specific, *words})
+    # The most items a token may be held by and still count: a name or number unless common, a word if rare.
+    most_specific, most_rare = int(max(COMMON_MIN, COMMON_SHARE * total)), int(max(1, RARE_SHARE * total))
+    caps = {lexeme: most_rare for lexeme in words} | {lexeme: most_specific for lexeme in specific}
+    lexemes = sorted(caps)
     if not lexemes:
         return {}
     with connection.cursor() as cursor:
-        cursor.execute(_DF_SQL, {"owner": user.pk, "exclude": exclude, "query": _or_query(lexemes), "lexemes": lexemes})
+        cursor.execute(
+            _DF_SQL,
+            {
+                "owner": user.pk,
+                "exclude": exclude,
+                "lexemes": lexemes,
+                "queries": [_or_query([lexeme]) for lexeme in lexemes],
+                "caps": [caps[lexeme] for lexeme in lexemes],
+            },
+        )
         df = dict(cursor.fetchall())
     out = {}
     for lexeme in specific:
-        if 0 < df.get(lexeme, 0) <= max(COMMON_MIN, COMMON_SHARE * total):
+        if 0 < df.get(lexeme, 0) <= most_specific:
             out[lexeme] = _kind(lexeme)
     for lexeme in words:
-        if lexeme not in out and 0 < df.get(lexeme, 0) <= max(1, RARE_SHARE * total):
+        if lexeme not in out and 0 < df.get(lexeme, 0) <= most_rare:
             out[lexeme] = "rare word"
     return out
 

@@ -16,7 +16,6 @@ import time
 from typing import TYPE_CHECKING
 
 from django.conf import settings
-from django.contrib.postgres.search import SearchQuery, SearchVector
 from django.db import connection, transaction
 from django.db.models import Q
 from django.utils import timezone
@@ -58,10 +57,20 @@ SELECT t.i, w.word, tsvector_to_array(to_tsvector('english', w.word))
 FROM unnest(%(terms)s::text[]) WITH ORDINALITY t(term, i)
 CROSS JOIN LATERAL unnest(tsvector_to_array(to_tsvector('simple', t.term))) w(word)
 """
-# The user's surviving items matching a query, through the per-owner full-text GIN index (node_owner_fts).
-_CANDIDATES_SQL = f"""
+# The user's surviving items (with ``ids``, only those; ``{scope}``: those the per-owner full-text GIN index
+# node_owner_fts names as able to hold the terms) that hold one of the terms: by full-text search, as
+# Django's SearchVector/SearchQuery(plain) would, or as a case-insensitive substring (``patterns``: each
+# term escaped for LIKE, as ``icontains`` would). One pass: each item's words are computed once, not per term.
+_HITS_SQL = """
 SELECT n.id FROM memory_node n
-WHERE n.owner_id = %(owner)s AND NOT (n.id = ANY(%(exclude)s::bigint[])) AND {OWNED_WORDS_MATCH}
+WHERE n.owner_id = %(owner)s AND NOT (n.id = ANY(%(exclude)s::bigint[]))
+  AND (%(ids)s::bigint[] IS NULL OR n.id = ANY(%(ids)s::bigint[])){scope}
+  AND (
+    to_tsvector('english'::regconfig, COALESCE(n.content, '')) @@ ANY(ARRAY(
+      SELECT plainto_tsquery('english'::regconfig, t) FROM unnest(%(terms)s::text[]) t
+    ))
+    OR UPPER(n.content::text) LIKE ANY(ARRAY(SELECT UPPER(p) FROM unnest(%(patterns)s::text[]) p))
+  )
 """
 
 
@@ -82,6 +91,25 @@ def _holding_query(terms: list[str]) -> str:
     return " | ".join("(" + " & ".join(clauses) + ")" for _, clauses in sorted(words.items()))
 
 
+def _keyword_hits(*, user: User, terms: list[str], exclude, only: set[int] | None, scoped: bool) -> set[int]:
+    """The surviving items holding one of ``terms`` (full-text or substring), in one query: the ``only`` ones,
+    or with ``scoped`` those the indexes name as able to hold them (none where every term is stop words)."""
+    query = _holding_query(terms) if scoped and terms else ""
+    if not terms or (scoped and not query):
+        return set()
+    params = {
+        "owner": user.pk,
+        "exclude": sorted(exclude),
+        "ids": None if only is None else sorted(only),
+        "query": query,
+        "terms": terms,
+        "patterns": [f"%{connection.ops.prep_for_like_query(t)}%" for t in terms],
+    }
+    with connection.cursor() as cursor:
+        cursor.execute(_HITS_SQL.format(scope=f" AND {OWNED_WORDS_MATCH}" if scoped else ""), params)
+        return {row[0] for row in cursor.fetchall()}
+
+
 def verification_scan(
     *,
     user: User,
@@ -95,27 +123,11 @@ def verification_scan(
     items, e.g. records rebuilt after the deletion): of the items the indexes name as able to hold the deleted
     content, or with ``full``, of every item (see the module's docstring)."""
     terms = [t.strip() for t in terms if t.strip()]
-    nodes = Node.objects.for_user(user).exclude(pk__in=exclude)
     embeddings = Embedding.objects.filter(owner=user).exclude(node_id__in=exclude)
     scoped = only is None and not full
     if only is not None:
-        nodes, embeddings = nodes.filter(pk__in=only), embeddings.filter(node_id__in=only)
-    elif scoped:
-        query = _holding_query(terms) if terms else ""
-        candidates: list[int] = []
-        if query:
-            with connection.cursor() as cursor:
-                cursor.execute(_CANDIDATES_SQL, {"owner": user.pk, "exclude": sorted(exclude), "query": query})
-                candidates = [row[0] for row in cursor.fetchall()]
-        nodes = nodes.filter(pk__in=candidates)
-    hits: set[int] = set()
-    for term in terms:
-        query = SearchQuery(term, config="english", search_type="plain")
-        hits |= set(
-            nodes.annotate(search=SearchVector("content", config="english")).filter(search=query)
-            .values_list("pk", flat=True)
-        )
-        hits |= set(nodes.filter(content__icontains=term).values_list("pk", flat=True))
+        embeddings = embeddings.filter(node_id__in=only)
+    hits = _keyword_hits(user=user, terms=terms, exclude=exclude, only=only, scoped=scoped)
     semantic: set[int] = set()
     limit = 1.0 - settings.DELLM_FORGET_VERIFY_SIMILARITY
     if scoped:
