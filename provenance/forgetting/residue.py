@@ -161,11 +161,13 @@ def residue_find(
     exclude: set[int] | frozenset[int] = frozenset(),
     only: set[int] | None = None,
     full: bool = False,
+    near: dict[int, float] | None = None,
 ) -> dict:
     """Surviving items (or the ``only`` ones) that hold distinctive tokens of the deleted content or lie
     near its vectors: ``{"items": [{id, kind, conversation, why, spans, similarity?}], "more": N,
     "titles": [conversation ids]}``. The tokens are found through the full-text index; the near items through
-    ``memory.retrieval.nearest_within`` (the user's retrieval plan), or with ``full`` by a scan of every vector."""
+    ``memory.retrieval.nearest_within`` (the user's retrieval plan; ``near``: its items and distances, when the
+    caller has them already, from as far or farther), or with ``full`` by a scan of every vector."""
     nodes = Node.objects.for_user(user).exclude(pk__in=exclude)
     if only is not None:
         nodes = nodes.filter(pk__in=only)
@@ -191,8 +193,9 @@ def residue_find(
     limit = 1.0 - settings.DELLM_FORGET_RESIDUE_SIMILARITY
     embeddings = Embedding.objects.filter(owner=user, node__in=nodes)
     if only is None and not full:
-        near = nearest_within(owner_id=user.pk, vectors=vectors, max_distance=limit, exclude=set(exclude))
-        similarity = {pk: round(1.0 - distance, 3) for pk, distance in near.items()}
+        if near is None:
+            near = nearest_within(owner_id=user.pk, vectors=vectors, max_distance=limit, exclude=set(exclude))
+        similarity = {pk: round(1.0 - distance, 3) for pk, distance in near.items() if distance <= limit}
         vectors = []
     for vector in vectors:
         for pk, distance in (

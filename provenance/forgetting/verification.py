@@ -110,6 +110,13 @@ def _keyword_hits(*, user: User, terms: list[str], exclude, only: set[int] | Non
         return {row[0] for row in cursor.fetchall()}
 
 
+def vectors_near(*, user: User, vectors: list[list[float]], exclude: set[int] | frozenset[int]) -> dict[int, float]:
+    """The user's items within the farther of the verification's and the residue's distances of the deleted
+    vectors (through the indexes), with their distances: what both scoped scans look for, found once."""
+    distance = 1.0 - min(settings.DELLM_FORGET_VERIFY_SIMILARITY, settings.DELLM_FORGET_RESIDUE_SIMILARITY)
+    return nearest_within(owner_id=user.pk, vectors=vectors, max_distance=distance, exclude=set(exclude))
+
+
 def verification_scan(
     *,
     user: User,
@@ -118,10 +125,12 @@ def verification_scan(
     exclude: set[int] | frozenset[int] = frozenset(),
     only: set[int] | None = None,
     full: bool = False,
+    near: dict[int, float] | None = None,
 ) -> dict:
     """Keyword (full-text and substring) and semantic scan of the user's surviving stores (or of the ``only``
     items, e.g. records rebuilt after the deletion): of the items the indexes name as able to hold the deleted
-    content, or with ``full``, of every item (see the module's docstring)."""
+    content, or with ``full``, of every item (see the module's docstring). ``near``: the scoped scan's items
+    near the vectors (``vectors_near``), when the caller has them already."""
     terms = [t.strip() for t in terms if t.strip()]
     embeddings = Embedding.objects.filter(owner=user).exclude(node_id__in=exclude)
     scoped = only is None and not full
@@ -131,7 +140,9 @@ def verification_scan(
     semantic: set[int] = set()
     limit = 1.0 - settings.DELLM_FORGET_VERIFY_SIMILARITY
     if scoped:
-        semantic = set(nearest_within(owner_id=user.pk, vectors=vectors, max_distance=limit, exclude=set(exclude)))
+        if near is None:
+            near = nearest_within(owner_id=user.pk, vectors=vectors, max_distance=limit, exclude=set(exclude))
+        semantic = {pk for pk, distance in near.items() if distance <= limit}
     else:
         for vector in vectors:
             semantic |= set(
@@ -183,10 +194,12 @@ def verify(
         user = request.owner
         deleted_ids = set(request.target_ids)
         kept = set(request.kept)
+        vectors = request.working.get("vectors", [])
+        near = vectors_near(user=user, vectors=vectors, exclude=kept) if user is not None and not full else None
         scan = (
             verification_scan(
-                user=user, terms=request.working.get("terms", []), vectors=request.working.get("vectors", []),
-                exclude=kept, full=full,
+                user=user, terms=request.working.get("terms", []), vectors=vectors, exclude=kept, full=full,
+                near=near,
             )
             if user is not None
             else {"keyword_hits": [], "semantic_hits": [], "title_hits": 0, "residual_hits": 0}
@@ -195,8 +208,8 @@ def verify(
         residue_started = time.monotonic()
         residue = (
             residue_find(
-                user=user, tokens=request.working.get("residue", {}), vectors=request.working.get("vectors", []),
-                exclude=kept, full=full,
+                user=user, tokens=request.working.get("residue", {}), vectors=vectors, exclude=kept, full=full,
+                near=near,
             )
             if user is not None
             else {"items": [], "more": 0, "titles": []}
