@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from concurrent.futures import Future, ThreadPoolExecutor
 
 import numpy as np
 from django.db import transaction
@@ -44,10 +45,23 @@ def text_embed(*, text: str) -> list[float]:
     return [float(x) for x in get_embedder().embed_one(text)]
 
 
+# One thread that computes vectors while its caller goes on (``vector_soon``): the embedder's matrix products
+# release the interpreter lock, so they overlap the caller's database round trips. It touches no database.
+_ahead = ThreadPoolExecutor(max_workers=1, thread_name_prefix="embed-ahead")
+
+
+def vector_soon(text: str) -> Future:
+    """The vector of ``text``, computed in the background (``Future.result()`` waits for it)."""
+    return _ahead.submit(lambda: get_embedder().embed([text])[0])
+
+
 @transaction.atomic
-def embeddings_store(*, node_ids: list[int], owner_id: int | None = None) -> list[int]:
+def embeddings_store(
+    *, node_ids: list[int], owner_id: int | None = None, known: dict[str, np.ndarray] | None = None
+) -> list[int]:
     """Embed many nodes in one embedder call (idempotent, like ``embedding_store``); returns the ids embedded
-    (nodes deleted meanwhile are skipped). ``owner_id``: the nodes' owner, when the caller knows it."""
+    (nodes deleted meanwhile are skipped). ``owner_id``: the nodes' owner, when the caller knows it. ``known``:
+    vectors the configured embedder already gave for some texts (those are not embedded again)."""
     nodes = Node.objects.select_for_update().filter(pk__in=node_ids).order_by("pk")  # id order, like every writer
     if owner_id is not None:
         nodes = nodes.filter(owner_id=owner_id)
@@ -55,11 +69,13 @@ def embeddings_store(*, node_ids: list[int], owner_id: int | None = None) -> lis
     if not rows:
         return []
     embedder = get_embedder()
-    vectors = embedder.embed([content for _, _, content in rows])
+    vectors = dict(known or {})
+    missing = sorted({content for _, _, content in rows} - set(vectors))
+    vectors.update(zip(missing, embedder.embed(missing), strict=True))
     Embedding.objects.bulk_create(
         [
-            Embedding(node_id=pk, owner_id=owner, vector=vector.tolist(), backend=embedder.name)
-            for (pk, owner, _), vector in zip(rows, vectors, strict=True)
+            Embedding(node_id=pk, owner_id=owner, vector=vectors[content].tolist(), backend=embedder.name)
+            for pk, owner, content in rows
         ],
         update_conflicts=True,
         unique_fields=["node"],
@@ -68,17 +84,21 @@ def embeddings_store(*, node_ids: list[int], owner_id: int | None = None) -> lis
     return [pk for pk, _, _ in rows]
 
 
-def embeddings_flush(collected: list[tuple[int, int | None]]) -> None:
-    """Embed the nodes ``memory.facts.embeddings_deferred`` collected: one embedder call per owner; should that
-    fail, each is queued alone (``embed_node``, retried with backoff)."""
+def embeddings_flush(collected: list[tuple[int, int | None, tuple[str, Future] | None]]) -> None:
+    """Store the vectors of the nodes ``memory.facts.embeddings_deferred`` collected (each with its text and
+    the vector being computed for it, where known): the rest embedded in one embedder call per owner; should
+    that fail, each is queued alone (``embed_node``, retried with backoff)."""
     from .tasks import embed_node  # the task calls back into this module
 
     by_owner: dict[int | None, list[int]] = {}
-    for node_id, owner_id in collected:
+    known: dict[str, np.ndarray] = {}
+    for node_id, owner_id, ahead in collected:
         by_owner.setdefault(owner_id, []).append(node_id)
+        if ahead is not None and ahead[1].exception() is None:  # one that failed is embedded with the rest
+            known[ahead[0]] = ahead[1].result()
     for owner_id, node_ids in by_owner.items():
         try:
-            embeddings_store(node_ids=node_ids, owner_id=owner_id)
+            embeddings_store(node_ids=node_ids, owner_id=owner_id, known=known)
         except Exception:
             logger.exception("embedding %d records at once failed; queued one by one", len(node_ids))
             for node_id in node_ids:

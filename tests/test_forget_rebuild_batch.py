@@ -1,5 +1,8 @@
-"""A deletion's rebuilds run as one task: their new records embedded in one embedder call, their outcomes
-written to the manifest at once; a rebuild that fails is queued again alone."""
+"""A deletion's rebuilds run as one task: their new records' vectors computed in the background while the
+rebuilds go on and stored together, their outcomes written to the manifest at once; a rebuild that fails is
+queued again alone."""
+
+import threading
 
 import numpy as np
 import pytest
@@ -37,20 +40,20 @@ def two_summaries(user, settings):
 
 @pytest.fixture
 def embed_calls(monkeypatch):
-    """Every embedder call's texts, in order."""
+    """Every embedder call's texts and the thread that made it, in order."""
     embedder = get_embedder()
-    calls: list[list[str]] = []
+    calls: list[tuple[list[str], str]] = []
     real = embedder.embed
 
     def spy(texts):
-        calls.append(list(texts))
+        calls.append((list(texts), threading.current_thread().name))
         return real(texts)
 
     monkeypatch.setattr(embedder, "embed", spy)
     return calls
 
 
-def test_rebuilds_embed_their_records_in_one_call(user, two_summaries, embed_calls):
+def test_rebuilds_embed_their_records_in_the_background_once_each(user, two_summaries, embed_calls):
     old = set(Summary.objects.filter(owner=user, status=DerivedStatus.ACTIVE).values_list("pk", flat=True))
     embedded_one_by_one = TaskRun.objects.filter(kind="embed_node").count()
     preview = forget.forget_preview(user=user, mode="ids", message_ids=two_summaries)
@@ -62,12 +65,15 @@ def test_rebuilds_embed_their_records_in_one_call(user, two_summaries, embed_cal
     new = {pk for r in rebuilt for pk in r["new_ids"]}
     contents = dict(Node.objects.filter(pk__in=new).values_list("pk", "content"))
     assert len(contents) == 2 and "Lisbon" not in " ".join(contents.values())
-    # One call embedded both rebuilt summaries; no record was embedded alone.
-    holding = [texts for texts in embed_calls if set(contents.values()) & set(texts)]
-    assert len(holding) == 1 and sorted(holding[0]) == sorted(contents.values())
+    # Each rebuilt summary embedded once, by the background thread, and by no task of its own.
+    for content in contents.values():
+        made = [thread for texts, thread in embed_calls if content in texts]
+        assert made == [made[0]] and made[0].startswith("embed-ahead")
     assert TaskRun.objects.filter(kind="embed_node").count() == embedded_one_by_one
     assert TaskRun.objects.filter(kind="derived_rebuilds_task", status="succeeded").count() == 1
-    assert set(Embedding.objects.filter(node_id__in=new).values_list("node_id", flat=True)) == new
+    for pk, content in contents.items():
+        stored = np.asarray(Embedding.objects.get(node_id=pk).vector)
+        assert np.allclose(stored, get_embedder().embed_one(content), atol=1e-5)
     assert manifest["verification"]["residual_hits"] == 0 and manifest["rebuilds_completed_at"]
     assert DeletionRequest.objects.get(pk=preview.pk).working == {}
 
@@ -109,7 +115,12 @@ def test_embeddings_store_embeds_many_at_once_like_one_by_one(user, embed_calls)
     embed_calls.clear()
     assert embeddings_store(node_ids=[*ids, gone], owner_id=user.pk) == sorted(ids)
     assert len(embed_calls) == 1
-    assert embeddings_store(node_ids=ids, owner_id=user.pk) == sorted(ids)  # again: updated, not duplicated
+    # Again, one vector given: updated, not duplicated; only the other text embedded.
+    first = Node.objects.get(pk=ids[0]).content
+    embed_calls.clear()
+    known = {first: get_embedder().embed_one(first)}
+    assert embeddings_store(node_ids=ids, owner_id=user.pk, known=known) == sorted(ids)
+    assert [texts for texts, _ in embed_calls][1:] == [[Node.objects.get(pk=ids[1]).content]]
     assert Embedding.objects.filter(node_id__in=ids).count() == 2
     for node_id in ids:
         stored = np.asarray(Embedding.objects.get(node_id=node_id).vector)
