@@ -61,16 +61,22 @@ SELECT t.lexeme, (
 FROM unnest(%(lexemes)s::text[], %(queries)s::text[], %(caps)s::int[]) AS t(lexeme, query, cap)
 """
 
-# The items holding any distinctive lexeme, with the lexemes each holds.
+# The items holding any distinctive lexeme, with the lexemes each holds. Found through the GIN index first
+# (MATERIALIZED: otherwise, for the ORDER BY and LIMIT, the planner may walk the user's items in id order and
+# tokenise each until enough hold one, which reads the whole store where few do); a distinctive lexeme is
+# held by few items, so they are few.
 _HITS_SQL = f"""
-SELECT n.id, ARRAY(
-  SELECT unnest(tsvector_to_array(to_tsvector('english'::regconfig, COALESCE(n.content, ''))))
+WITH held AS MATERIALIZED (
+  SELECT n.id, n.content FROM memory_node n
+  WHERE n.owner_id = %(owner)s AND NOT (n.id = ANY(%(exclude)s::bigint[]))
+    AND (%(only)s::bigint[] IS NULL OR n.id = ANY(%(only)s::bigint[])) AND {OWNED_WORDS_MATCH}
+)
+SELECT h.id, ARRAY(
+  SELECT unnest(tsvector_to_array(to_tsvector('english'::regconfig, COALESCE(h.content, ''))))
   INTERSECT SELECT unnest(%(lexemes)s::text[])
 )
-FROM memory_node n
-WHERE n.owner_id = %(owner)s AND NOT (n.id = ANY(%(exclude)s::bigint[]))
-  AND (%(only)s::bigint[] IS NULL OR n.id = ANY(%(only)s::bigint[])) AND {OWNED_WORDS_MATCH}
-ORDER BY n.id LIMIT %(limit)s
+FROM held h
+ORDER BY h.id LIMIT %(limit)s
 """
 
 _WORD_LEXEMES_SQL = """
