@@ -11,6 +11,7 @@ from memory.embeddings import embeddings_flush
 from memory.facts import embeddings_deferred
 from memory.rebuild import derived_rebuild
 
+from .forgetting.deferred import later
 from .forgetting.execution import rebuild_finished, rebuilds_finished
 from .forgetting.jobs import job_run
 from .forgetting.maintenance import disk_reclaim_pending
@@ -77,9 +78,10 @@ def derived_rebuild_task(
 @shared_task
 def derived_rebuilds_task(request_id: str, items: list[dict], owner_id: int | None = None) -> dict:
     """Rebuild every derived record one deletion dropped (``items``: each ``{kind, old_id, sources,
-    conversation, version}``), embed their new records in one embedder call, then report them all on the
-    request's manifest in one write. A rebuild that fails is queued again alone (``derived_rebuild_task``,
-    retried with backoff, its failure recorded there)."""
+    conversation, version}``), their new records' vectors computed in the background meanwhile; then store the
+    vectors and report the rebuilds on the request's manifest in one write (in-process, after the verification:
+    ``forgetting.deferred``). A rebuild that fails is queued again alone (``derived_rebuild_task``, retried with
+    backoff, its failure recorded there)."""
     entries: dict[int, dict] = {}
     failed: list[dict] = []
     with embeddings_deferred() as stored:
@@ -92,14 +94,18 @@ def derived_rebuilds_task(request_id: str, items: list[dict], owner_id: int | No
             except Exception:
                 logger.exception("the rebuild of %s %s failed; queued alone", item["kind"], item["old_id"])
                 failed.append(item)
-    embeddings_flush(stored)
-    if entries:
-        rebuilds_finished(request_pk=request_id, entries=entries, owner_id=owner_id)
-    for item in failed:
-        derived_rebuild_task.delay(
-            request_id, item["kind"], item["old_id"], item["sources"], item["conversation"], item["version"],
-            owner_id,
-        )
+
+    def record() -> None:
+        embeddings_flush(stored)
+        if entries:
+            rebuilds_finished(request_pk=request_id, entries=entries, owner_id=owner_id)
+        for item in failed:
+            derived_rebuild_task.delay(
+                request_id, item["kind"], item["old_id"], item["sources"], item["conversation"], item["version"],
+                owner_id,
+            )
+
+    later(record)
     return {str(old_id): entry for old_id, entry in entries.items()}
 
 

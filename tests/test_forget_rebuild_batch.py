@@ -127,3 +127,22 @@ def test_embeddings_store_embeds_many_at_once_like_one_by_one(user, embed_calls)
         alone = get_embedder().embed_one(Node.objects.get(pk=node_id).content)
         assert np.allclose(stored, alone, atol=1e-5)
     assert embeddings_store(node_ids=ids, owner_id=user.pk + 1000) == []  # another owner's: nothing
+
+
+def test_a_rebuilt_record_the_verification_already_found_is_counted_once(user, settings):
+    """In-process, the rebuilds are recorded (and their records checked) after the verification, which found
+    the rebuilt summary already: it holds what a surviving message says again."""
+    settings.DELLM_SUMMARY_EVERY = 3
+    conversation = services.conversation_create(user=user)
+    first = say(user, conversation, "I live in Lisbon.").user_message.pk
+    say(user, conversation, "I have a tortoise called Sheldon.")
+    again = say(user, conversation, "I live in Lisbon.").user_message.pk
+    preview = forget.forget_preview(user=user, mode="ids", message_ids=[first])
+    manifest = forget.forget_confirm(user=user, request_id=preview.pk)
+    (summary,) = (r for r in manifest["rebuilt"] if r["kind"] == "summary")
+    rebuilt = summary["new_ids"][0]
+    assert "Lisbon" in Node.objects.get(pk=rebuilt).content and Embedding.objects.filter(node_id=rebuilt).exists()
+    found = manifest["verification"]
+    assert {again, rebuilt} <= set(found["residual_ids"])
+    assert found["rebuilt_residual_hits"] == 0 and found["residual_hits"] == len(found["residual_ids"])
+    assert manifest["rebuilds_completed_at"] and DeletionRequest.objects.get(pk=preview.pk).working == {}

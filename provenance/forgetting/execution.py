@@ -305,8 +305,11 @@ def _rebuilt_check(request: DeletionRequest, manifest: Manifest, new_ids) -> Non
         vectors=request.working.get("vectors", []),
         only=new_ids,
     )
-    manifest.verification.rebuilt_residual_hits = scan["residual_hits"]
-    manifest.verification.residual_hits += scan["residual_hits"]
+    # A rebuilt record the verification already counted (it was stored before the scan) is not counted twice.
+    fresh = set(scan["keyword_hits"]) | set(scan["semantic_hits"])
+    fresh -= set(manifest.verification.residual_ids)
+    manifest.verification.rebuilt_residual_hits = len(fresh) + scan["title_hits"]
+    manifest.verification.residual_hits += len(fresh) + scan["title_hits"]
     residue = residue_find(
         user=request.owner,
         tokens=request.working.get("residue", {}),
