@@ -7,6 +7,8 @@ import threading
 import numpy as np
 import pytest
 from celery.exceptions import Retry
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from chat import services
 from dellm_site.ai.embedding import get_embedder
@@ -138,7 +140,10 @@ def test_a_rebuilt_record_the_verification_already_found_is_counted_once(user, s
     say(user, conversation, "I have a tortoise called Sheldon.")
     again = say(user, conversation, "I live in Lisbon.").user_message.pk
     preview = forget.forget_preview(user=user, mode="ids", message_ids=[first])
-    manifest = forget.forget_confirm(user=user, request_id=preview.pk)
+    with CaptureQueriesContext(connection) as queries:
+        manifest = forget.forget_confirm(user=user, request_id=preview.pk)
+    # The residue's tokens were weighed once, by the verification; the rebuilt records' check reused them.
+    assert sum("LIMIT t.cap + 1" in q["sql"] for q in queries.captured_queries) == 1
     (summary,) = (r for r in manifest["rebuilt"] if r["kind"] == "summary")
     rebuilt = summary["new_ids"][0]
     assert "Lisbon" in Node.objects.get(pk=rebuilt).content and Embedding.objects.filter(node_id=rebuilt).exists()

@@ -315,6 +315,7 @@ def _rebuilt_check(request: DeletionRequest, manifest: Manifest, new_ids) -> Non
         tokens=request.working.get("residue", {}),
         vectors=request.working.get("vectors", []),
         only=new_ids,
+        distinctive=request.working.get("distinctive"),
     )
     listed = {e["id"] for e in manifest.verification.possible_residue}
     manifest.verification.possible_residue += [

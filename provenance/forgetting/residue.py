@@ -168,17 +168,20 @@ def residue_find(
     only: set[int] | None = None,
     full: bool = False,
     near: dict[int, float] | None = None,
+    distinctive: dict[str, str] | None = None,
 ) -> dict:
     """Surviving items (or the ``only`` ones) that hold distinctive tokens of the deleted content or lie
     near its vectors: ``{"items": [{id, kind, conversation, why, spans, similarity?}], "more": N,
-    "titles": [conversation ids]}``. The tokens are found through the full-text index; the near items through
+    "titles": [conversation ids], "distinctive": {token: kind}}``. The tokens are found through the full-text
+    index (``distinctive``: those an earlier call found, not counted again); the near items through
     ``memory.retrieval.nearest_within`` (the user's retrieval plan; ``near``: its items and distances, when the
     caller has them already, from as far or farther), or with ``full`` by a scan of every vector."""
     nodes = Node.objects.for_user(user).exclude(pk__in=exclude)
     if only is not None:
         nodes = nodes.filter(pk__in=only)
-    total = Node.objects.for_user(user).exclude(pk__in=exclude).count()
-    distinctive = _distinctive(user=user, tokens=tokens, exclude=sorted(exclude), total=total)
+    if distinctive is None:
+        total = Node.objects.for_user(user).exclude(pk__in=exclude).count()
+        distinctive = _distinctive(user=user, tokens=tokens, exclude=sorted(exclude), total=total)
     held: dict[int, set[str]] = {}
     if distinctive:
         lexemes = sorted(distinctive)
@@ -245,4 +248,4 @@ def residue_find(
             entry["similarity"] = similarity[pk]
         items.append(entry)
     titles = residue_titles(user=user, query=_or_query(sorted(distinctive))) if distinctive and only is None else []
-    return {"items": items, "more": len(ranked) - len(shown), "titles": sorted(titles)}
+    return {"items": items, "more": len(ranked) - len(shown), "titles": sorted(titles), "distinctive": distinctive}

@@ -215,6 +215,8 @@ def verify(
             else {"items": [], "more": 0, "titles": []}
         )
         residue_ms = round((time.monotonic() - residue_started) * 1000, 1)
+        if user is not None:  # for the check of records rebuilt after this (dropped with the words)
+            request.working["distinctive"] = residue["distinctive"]
         edges = Edge.objects.filter(Q(src_id__in=deleted_ids) | Q(dst_id__in=deleted_ids))
         nodes = Node.objects.filter(pk__in=deleted_ids)
         if user is not None:  # the deleted ids were the user's: what is left of them is too
