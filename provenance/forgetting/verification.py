@@ -19,12 +19,11 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import Q
 from django.utils import timezone
-from pgvector.django import CosineDistance
 
 from dellm_site.ai.text import is_question
 from dellm_site.errors import ApplicationError
 from dellm_site.types import RequestId
-from memory.models import Edge, Embedding, Node
+from memory.models import Edge, Node
 from memory.retrieval import OWNED_WORDS_MATCH, nearest_within
 
 from ..manifest import Manifest, Verification
@@ -74,6 +73,16 @@ WHERE n.owner_id = %(owner)s AND NOT (n.id = ANY(%(exclude)s::bigint[]))
 """
 
 
+# The user's surviving items (with ``ids``, only those) within ``distance`` of any of the deleted vectors (cast
+# to vectors once, not per row).
+_WITHIN_SQL = """
+SELECT e.node_id FROM memory_embedding e CROSS JOIN unnest(%(vectors)s::text[]::vector[]) q(v)
+WHERE e.owner_id = %(owner)s AND NOT (e.node_id = ANY(%(exclude)s::bigint[]))
+  AND (%(ids)s::bigint[] IS NULL OR e.node_id = ANY(%(ids)s::bigint[]))
+GROUP BY e.node_id HAVING min(e.vector <=> q.v) <= %(distance)s
+"""
+
+
 def _quoted(lexeme: str) -> str:
     return "'" + lexeme.replace("\\", "\\\\").replace("'", "''") + "'"
 
@@ -89,6 +98,23 @@ def _holding_query(terms: list[str]) -> str:
                 forms = " | ".join(f"{_quoted(x)}:*" for x in sorted({*stems, word}))
                 words.setdefault(i, []).append(f"({forms})")
     return " | ".join("(" + " & ".join(clauses) + ")" for _, clauses in sorted(words.items()))
+
+
+def _within(*, user: User, vectors: list[list[float]], distance: float, exclude, only: set[int] | None) -> set[int]:
+    """The surviving items (or the ``only`` ones) within cosine ``distance`` of any of ``vectors``: every one of
+    their vectors against every deleted one, in one query."""
+    if not vectors:
+        return set()
+    params = {
+        "owner": user.pk,
+        "exclude": sorted(exclude),
+        "ids": None if only is None else sorted(only),
+        "vectors": ["[" + ",".join(repr(float(x)) for x in vector) + "]" for vector in vectors],
+        "distance": distance,
+    }
+    with connection.cursor() as cursor:
+        cursor.execute(_WITHIN_SQL, params)
+        return {row[0] for row in cursor.fetchall()}
 
 
 def _keyword_hits(*, user: User, terms: list[str], exclude, only: set[int] | None, scoped: bool) -> set[int]:
@@ -132,10 +158,7 @@ def verification_scan(
     content, or with ``full``, of every item (see the module's docstring). ``near``: the scoped scan's items
     near the vectors (``vectors_near``), when the caller has them already."""
     terms = [t.strip() for t in terms if t.strip()]
-    embeddings = Embedding.objects.filter(owner=user).exclude(node_id__in=exclude)
     scoped = only is None and not full
-    if only is not None:
-        embeddings = embeddings.filter(node_id__in=only)
     hits = _keyword_hits(user=user, terms=terms, exclude=exclude, only=only, scoped=scoped)
     semantic: set[int] = set()
     limit = 1.0 - settings.DELLM_FORGET_VERIFY_SIMILARITY
@@ -144,12 +167,7 @@ def verification_scan(
             near = nearest_within(owner_id=user.pk, vectors=vectors, max_distance=limit, exclude=set(exclude))
         semantic = {pk for pk, distance in near.items() if distance <= limit}
     else:
-        for vector in vectors:
-            semantic |= set(
-                embeddings.annotate(distance=CosineDistance("vector", vector))
-                .filter(distance__lte=limit)
-                .values_list("node_id", flat=True)
-            )
+        semantic = _within(user=user, vectors=vectors, distance=limit, exclude=exclude, only=only)
     # A question holds no statement of the user's: near in meaning, it is possible residue, not a hit.
     near = Node.objects.filter(pk__in=semantic).values_list("pk", "content")
     semantic -= {pk for pk, text in near if is_question(text)}
