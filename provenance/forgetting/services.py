@@ -269,10 +269,15 @@ def forget_job_status(*, request_pk: RequestId, owner_id: int | None = None) -> 
 
 def confirmed_run(request_pk, *, owner_id: int | None = None, full_scan: bool | None = None, progress=None) -> dict:
     """Wipe a confirmed (executing) request and verify it; returns the manifest. ``progress`` (a job's)
-    hears of each stage. ``owner_id``: the request's owner, where known (its rows are then read by it)."""
-    with after_verification() as finishing:  # in-process, the rebuilds are recorded after the verification
+    hears of each stage. ``owner_id``: the request's owner, where known (its rows are then read by it).
+    In-process, the rebuilds are recorded after the verification (``deferred``), except in a job: its
+    progress says it completed when the request does."""
+    if progress is not None:
         execute(request_pk, owner_id=owner_id, progress=progress)
-        manifest = verify(request_pk, owner_id=owner_id, full_scan=full_scan, progress=progress)
+        return verify(request_pk, owner_id=owner_id, full_scan=full_scan, progress=progress)
+    with after_verification() as finishing:
+        execute(request_pk, owner_id=owner_id)
+        manifest = verify(request_pk, owner_id=owner_id, full_scan=full_scan)
     if finishing:  # the manifest as the rebuilds recorded after it left it
         requests = DeletionRequest.objects.filter(pk=request_pk)
         manifest = (requests if owner_id is None else requests.filter(owner_id=owner_id)).get().manifest
