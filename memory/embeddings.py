@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 from concurrent.futures import Future, ThreadPoolExecutor
 
 import numpy as np
@@ -45,14 +46,28 @@ def text_embed(*, text: str) -> list[float]:
     return [float(x) for x in get_embedder().embed_one(text)]
 
 
-# One thread that computes vectors while its caller goes on (``vector_soon``): the embedder's matrix products
-# release the interpreter lock, so they overlap the caller's database round trips. It touches no database.
-_ahead = ThreadPoolExecutor(max_workers=1, thread_name_prefix="embed-ahead")
+# One thread per process that computes vectors while its caller goes on (``vector_soon``): the embedder's
+# matrix products release the interpreter lock, so they overlap the caller's database round trips. It touches
+# no database. Made afresh in a forked child (a parent's thread does not survive the fork).
+_ahead: tuple[int, ThreadPoolExecutor] | None = None
+# How long storing waits for a vector computed ahead before embedding its text itself.
+AHEAD_WAIT_S = 60.0
 
 
 def vector_soon(text: str) -> Future:
     """The vector of ``text``, computed in the background (``Future.result()`` waits for it)."""
-    return _ahead.submit(lambda: get_embedder().embed([text])[0])
+    global _ahead
+    if _ahead is None or _ahead[0] != os.getpid():
+        _ahead = (os.getpid(), ThreadPoolExecutor(max_workers=1, thread_name_prefix="embed-ahead"))
+    return _ahead[1].submit(lambda: get_embedder().embed([text])[0])
+
+
+def _ready(ahead: Future) -> np.ndarray | None:
+    """A vector computed ahead, or None where that failed or takes too long (then embedded with the rest)."""
+    try:
+        return ahead.result(timeout=AHEAD_WAIT_S)
+    except Exception:
+        return None
 
 
 @transaction.atomic
@@ -94,8 +109,9 @@ def embeddings_flush(collected: list[tuple[int, int | None, tuple[str, Future] |
     known: dict[str, np.ndarray] = {}
     for node_id, owner_id, ahead in collected:
         by_owner.setdefault(owner_id, []).append(node_id)
-        if ahead is not None and ahead[1].exception() is None:  # one that failed is embedded with the rest
-            known[ahead[0]] = ahead[1].result()
+        vector = _ready(ahead[1]) if ahead is not None else None
+        if vector is not None:
+            known[ahead[0]] = vector
     for owner_id, node_ids in by_owner.items():
         try:
             embeddings_store(node_ids=node_ids, owner_id=owner_id, known=known)

@@ -151,3 +151,20 @@ def test_a_rebuilt_record_the_verification_already_found_is_counted_once(user, s
     assert {again, rebuilt} <= set(found["residual_ids"])
     assert found["rebuilt_residual_hits"] == 0 and found["residual_hits"] == len(found["residual_ids"])
     assert manifest["rebuilds_completed_at"] and DeletionRequest.objects.get(pk=preview.pk).working == {}
+
+
+def test_a_vector_computed_ahead_that_failed_is_embedded_when_stored(user, embed_calls):
+    from concurrent.futures import Future
+
+    from memory.embeddings import embeddings_flush
+
+    conversation = services.conversation_create(user=user)
+    pk = say(user, conversation, "I collect old maps.").user_message.pk
+    content = Node.objects.get(pk=pk).content
+    Embedding.objects.filter(node_id=pk).delete()
+    failed: Future = Future()
+    failed.set_exception(RuntimeError("the embedder thread died"))
+    embed_calls.clear()
+    embeddings_flush([(pk, user.pk, (content, failed))])
+    assert [texts for texts, _ in embed_calls] == [[content]]
+    assert np.allclose(Embedding.objects.get(node_id=pk).vector, get_embedder().embed_one(content), atol=1e-5)
