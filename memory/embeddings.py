@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import logging
+import os
+from concurrent.futures import Future, ThreadPoolExecutor
+
 import numpy as np
 from django.db import transaction
 
 from dellm_site.ai.embedding import get_embedder
 
 from .models import Embedding, Node
+
+logger = logging.getLogger(__name__)
 
 
 @transaction.atomic
@@ -38,3 +44,78 @@ def embedding_add(*, node: Node, vector: np.ndarray) -> Embedding:
 def text_embed(*, text: str) -> list[float]:
     """The vector of a text that is not stored (a question, a forget request), as plain floats."""
     return [float(x) for x in get_embedder().embed_one(text)]
+
+
+# One thread per process that computes vectors while its caller goes on (``vector_soon``): the embedder's
+# matrix products release the interpreter lock, so they overlap the caller's database round trips. It touches
+# no database. Made afresh in a forked child (a parent's thread does not survive the fork).
+_ahead: tuple[int, ThreadPoolExecutor] | None = None
+# How long storing waits for a vector computed ahead before embedding its text itself.
+AHEAD_WAIT_S = 60.0
+
+
+def vector_soon(text: str) -> Future:
+    """The vector of ``text``, computed in the background (``Future.result()`` waits for it)."""
+    global _ahead
+    if _ahead is None or _ahead[0] != os.getpid():
+        _ahead = (os.getpid(), ThreadPoolExecutor(max_workers=1, thread_name_prefix="embed-ahead"))
+    return _ahead[1].submit(lambda: get_embedder().embed([text])[0])
+
+
+def _ready(ahead: Future) -> np.ndarray | None:
+    """A vector computed ahead, or None where that failed or takes too long (then embedded with the rest)."""
+    try:
+        return ahead.result(timeout=AHEAD_WAIT_S)
+    except Exception:
+        return None
+
+
+@transaction.atomic
+def embeddings_store(
+    *, node_ids: list[int], owner_id: int | None = None, known: dict[str, np.ndarray] | None = None
+) -> list[int]:
+    """Embed many nodes in one embedder call (idempotent, like ``embedding_store``); returns the ids embedded
+    (nodes deleted meanwhile are skipped). ``owner_id``: the nodes' owner, when the caller knows it. ``known``:
+    vectors the configured embedder already gave for some texts (those are not embedded again)."""
+    nodes = Node.objects.select_for_update().filter(pk__in=node_ids).order_by("pk")  # id order, like every writer
+    if owner_id is not None:
+        nodes = nodes.filter(owner_id=owner_id)
+    rows = list(nodes.values_list("pk", "owner_id", "content"))
+    if not rows:
+        return []
+    embedder = get_embedder()
+    vectors = dict(known or {})
+    missing = sorted({content for _, _, content in rows} - set(vectors))
+    vectors.update(zip(missing, embedder.embed(missing), strict=True))
+    Embedding.objects.bulk_create(
+        [
+            Embedding(node_id=pk, owner_id=owner, vector=vectors[content].tolist(), backend=embedder.name)
+            for pk, owner, content in rows
+        ],
+        update_conflicts=True,
+        unique_fields=["node"],
+        update_fields=["vector", "backend"],
+    )
+    return [pk for pk, _, _ in rows]
+
+
+def embeddings_flush(collected: list[tuple[int, int | None, tuple[str, Future] | None]]) -> None:
+    """Store the vectors of the nodes ``memory.facts.embeddings_deferred`` collected (each with its text and
+    the vector being computed for it, where known): the rest embedded in one embedder call per owner; should
+    that fail, each is queued alone (``embed_node``, retried with backoff)."""
+    from .tasks import embed_node  # the task calls back into this module
+
+    by_owner: dict[int | None, list[int]] = {}
+    known: dict[str, np.ndarray] = {}
+    for node_id, owner_id, ahead in collected:
+        by_owner.setdefault(owner_id, []).append(node_id)
+        vector = _ready(ahead[1]) if ahead is not None else None
+        if vector is not None:
+            known[ahead[0]] = vector
+    for owner_id, node_ids in by_owner.items():
+        try:
+            embeddings_store(node_ids=node_ids, owner_id=owner_id, known=known)
+        except Exception:
+            logger.exception("embedding %d records at once failed; queued one by one", len(node_ids))
+            for node_id in node_ids:
+                embed_node.delay(node_id, owner_id)

@@ -6,6 +6,9 @@ exists at that moment (the source is locked), so nothing derived from a forgotte
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import TYPE_CHECKING
 
 from django.db import transaction
@@ -15,6 +18,7 @@ from dellm_site.ai.prompts import FACTS_INSTRUCTION
 from dellm_site.errors import ApplicationError, NotFound
 from dellm_site.validation import text_validate
 
+from .embeddings import vector_soon
 from .extraction import states_facts
 from .graph import context_ids, edges_record
 from .models import DerivedStatus, Fact, Node
@@ -33,9 +37,33 @@ def sources_lock(ids: list[int], owner_id: int | None = None) -> set[int]:
     return set(nodes.order_by("pk").values_list("pk", flat=True))
 
 
-def embedding_enqueue(node_id: int, owner_id: int | None = None) -> None:
-    """Embed the node (``owner_id``'s) once the transaction that stores it commits."""
+# Where ``embedding_enqueue`` collects the nodes to embed inside ``embeddings_deferred`` (None: outside).
+_deferred: ContextVar[list | None] = ContextVar("embeddings_deferred", default=None)
+
+
+def embedding_enqueue(node_id: int, owner_id: int | None = None, content: str | None = None) -> None:
+    """Embed the node (``owner_id``'s) once the transaction that stores it commits (inside
+    ``embeddings_deferred``: collect it, to be embedded with the others after it; its vector computed in the
+    background from now on, where ``content``, its text, is given)."""
+    collected = _deferred.get()
+    if collected is not None:
+        collected.append((node_id, owner_id, (content, vector_soon(content)) if content else None))
+        return
     transaction.on_commit(lambda: embed_node.delay(node_id, owner_id))
+
+
+@contextmanager
+def embeddings_deferred() -> Iterator[list]:
+    """Within it, the records stored are collected as ``(node_id, owner_id, (text, vector future) or None)``
+    instead of each queued to be embedded; the caller stores their vectors after it
+    (``memory.embeddings.embeddings_flush``), once their transactions ended: one rolled back stored nothing,
+    and its node, missing, is skipped."""
+    collected: list = []
+    token = _deferred.set(collected)
+    try:
+        yield collected
+    finally:
+        _deferred.reset(token)
 
 
 def facts_extract(
@@ -74,7 +102,7 @@ def facts_extract(
                 owner_id=message.owner_id, content=text, derivation=derivation, version=after_version + 1
             )
             edges_record(context_ids=[message_id], dst_id=fact.pk, owner_id=message.owner_id)
-            embedding_enqueue(fact.pk, message.owner_id)
+            embedding_enqueue(fact.pk, message.owner_id, text)
             facts.append(fact)
         return facts
 

@@ -77,7 +77,7 @@ def summary_refresh(
                     derivation={**llm.derivation(SUMMARY_INSTRUCTION), "rebuild_of": rebuild_of},
                 )
                 edges_record(context_ids=source_ids, dst_id=summary.pk, owner_id=owner_id)
-                embedding_enqueue(summary.pk, owner_id)
+                embedding_enqueue(summary.pk, owner_id, text)
                 return SummaryResult(summary, source_ids)
         except SourcesChanged:
             continue

@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import logging
+
 from celery import shared_task
 from celery.signals import worker_ready
 
+from memory.embeddings import embeddings_flush
+from memory.facts import embeddings_deferred
 from memory.rebuild import derived_rebuild
 
-from .forgetting.execution import rebuild_finished
+from .forgetting.deferred import later
+from .forgetting.execution import rebuild_finished, rebuilds_finished
 from .forgetting.jobs import job_run
 from .forgetting.maintenance import disk_reclaim_pending
 from .forgetting.services import forget_resume, previews_expire
+
+logger = logging.getLogger(__name__)
 
 RETRY = {"autoretry_for": (Exception,), "retry_backoff": True, "retry_backoff_max": 60, "max_retries": 5}
 
@@ -66,6 +73,40 @@ def derived_rebuild_task(
         raise
     rebuild_finished(request_pk=request_id, old_id=old_id, entry=entry, owner_id=owner_id)
     return entry
+
+
+@shared_task
+def derived_rebuilds_task(request_id: str, items: list[dict], owner_id: int | None = None) -> dict:
+    """Rebuild every derived record one deletion dropped (``items``: each ``{kind, old_id, sources,
+    conversation, version}``), their new records' vectors computed in the background meanwhile; then store the
+    vectors and report the rebuilds on the request's manifest in one write (in-process, after the verification:
+    ``forgetting.deferred``). A rebuild that fails is queued again alone (``derived_rebuild_task``, retried with
+    backoff, its failure recorded there)."""
+    entries: dict[int, dict] = {}
+    failed: list[dict] = []
+    with embeddings_deferred() as stored:
+        for item in items:
+            try:
+                entries[item["old_id"]] = derived_rebuild(
+                    kind=item["kind"], old_id=item["old_id"], sources=item["sources"],
+                    conversation_id=item["conversation"], version=item["version"], owner_id=owner_id,
+                )
+            except Exception:
+                logger.exception("the rebuild of %s %s failed; queued alone", item["kind"], item["old_id"])
+                failed.append(item)
+
+    def record() -> None:
+        embeddings_flush(stored)
+        if entries:
+            rebuilds_finished(request_pk=request_id, entries=entries, owner_id=owner_id)
+        for item in failed:
+            derived_rebuild_task.delay(
+                request_id, item["kind"], item["old_id"], item["sources"], item["conversation"], item["version"],
+                owner_id,
+            )
+
+    later(record)
+    return {str(old_id): entry for old_id, entry in entries.items()}
 
 
 @shared_task(bind=True, **RETRY)

@@ -69,7 +69,7 @@ def test_worker_builds_and_rebuilds_facts_and_summaries(stack_factory, user):
         "Works as a nurse.",
     }
     assert final["verification"]["residual_hits"] == 0 and final["timings"]["time_to_completion_s"] > 0
-    assert "derived_rebuild_task" in stack["worker"].output()
+    assert "derived_rebuilds_task" in stack["worker"].output()
 
 
 def test_worker_killed_mid_rebuild_is_retried_and_old_record_never_served(stack_factory, openai_stub, user):

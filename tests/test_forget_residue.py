@@ -146,3 +146,21 @@ def test_kept_items_and_hard_hits_are_not_reported_as_residue(user):
     residue = [e["id"] for e in verification["possible_residue"]]
     assert note.user_message.pk in residue
     assert copy.user_message.pk not in residue and asked.reply.pk not in residue
+
+
+def test_document_frequencies_are_counted_only_as_far_as_the_limits(user, monkeypatch):
+    """A token counts while it is held by at most its limit of items (a name or number: COMMON_MIN here; a word:
+    one item); the counts stop just past the limit, and decide exactly as full counts would."""
+    from memory.models import Fact
+    from provenance.forgetting import residue
+
+    monkeypatch.setattr(residue, "COMMON_MIN", 3)
+    monkeypatch.setattr(residue, "COMMON_SHARE", 0.0)
+    monkeypatch.setattr(residue, "RARE_MIN_ITEMS", 1)
+    monkeypatch.setattr(residue, "RARE_SHARE", 0.0)
+    texts = [*["Zebulon likes tea."] * 6, *["Marlow owns a kayak."] * 3, "Quillon plays the violin."]
+    for text in texts:
+        Fact.objects.create(owner=user, content=text, derivation={}, version=1)
+    tokens = {"specific": ["absent", "marlow", "quillon", "zebulon"], "words": ["kayak", "violin"]}
+    found = residue._distinctive(user=user, tokens=tokens, exclude=[], total=len(texts))
+    assert found == {"marlow": "name", "quillon": "name", "violin": "rare word"}

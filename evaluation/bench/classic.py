@@ -222,7 +222,7 @@ def _rebuild_bench(*, repeat: int, max_sources: int, turns: int = 500) -> dict:
             runs.append((time.perf_counter() - started) * 1000)
             rebuilt = [r["status"] for r in manifest["rebuilt"] if r["kind"] == "summary"]
             assert rebuilt == ["done"], manifest["rebuilt"]
-            task = TaskRun.objects.filter(kind="derived_rebuild_task").order_by("-started_at").first()
+            task = TaskRun.objects.filter(kind="derived_rebuilds_task").order_by("-started_at").first()
             task_runs.append(task.duration_ms)
     active = Summary.objects.get(conversation=conversation, status="active")
     return {

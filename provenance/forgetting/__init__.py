@@ -6,6 +6,7 @@
 - ``audit``: pseudonymous references and the audit record (never content);
 - ``execution``: the crash-safe wipe of the confirmed set, and the rebuild of derived records;
 - ``verification``: the scan of what survives for the deleted content;
+- ``deferred``: what an in-process confirmation finishes after its verification (the rebuilds' vectors);
 - ``hooks``: how higher apps take part (a conversation as a scope, titles to re-derive, stores to scan);
 - ``services``: preview, confirm, cancel, resume: the only entry points transports and tasks call.
 """

@@ -254,60 +254,75 @@ def execute(request_pk: RequestId, *, owner_id: int | None = None, progress=None
 
 
 def _after_wipe(*, request_pk, owner_id: int | None, derived: list[dict]) -> None:
-    """After the wipe commits: rebuild what was derived from the deleted items; reclaim disk soon, in the
-    background and together with the other erasures of that time (``maintenance``)."""
-    from ..tasks import derived_rebuild_task  # tasks call back into this module
+    """After the wipe commits: rebuild what was derived from the deleted items (one task for them all, their
+    new records embedded together); reclaim disk soon, in the background and together with the other erasures
+    of that time (``maintenance``)."""
+    from ..tasks import derived_rebuilds_task  # tasks call back into this module
 
-    for item in derived:
-        record = item["record"]
-        if record.status == "pending":
-            derived_rebuild_task.delay(
-                str(request_pk), record.kind, record.id, item["sources"], item["conversation"], record.version,
-                owner_id,
-            )
+    items = [
+        {"kind": item["record"].kind, "old_id": item["record"].id, "sources": item["sources"],
+         "conversation": item["conversation"], "version": item["record"].version}
+        for item in derived
+        if item["record"].status == "pending"
+    ]
+    if items:
+        derived_rebuilds_task.delay(str(request_pk), items, owner_id)
     disk_reclaim_schedule()
 
 
 def rebuild_finished(*, request_pk: RequestId, old_id: int, entry: dict, owner_id: int | None = None) -> None:
-    """Record a rebuild's outcome on the manifest; once none is pending, check the rebuilt
-    records for the deleted content and drop the request's working text. ``owner_id``: the request's owner,
-    where known."""
+    """Record one rebuild's outcome on the manifest (``rebuilds_finished``)."""
+    rebuilds_finished(request_pk=request_pk, entries={old_id: entry}, owner_id=owner_id)
+
+
+def rebuilds_finished(*, request_pk: RequestId, entries: dict[int, dict], owner_id: int | None = None) -> None:
+    """Record rebuilds' outcomes (``{old_id: entry}``) on the manifest, in one write; once none is pending,
+    check the rebuilt records for the deleted content and drop the request's working text. ``owner_id``: the
+    request's owner, where known."""
     with transaction.atomic():
         request = _requests(request_pk, owner_id).select_for_update().first()
         if request is None:
             return
         manifest = Manifest.from_dict(request.manifest)
-        record = manifest.rebuilt_record(old_id)
-        if record is not None:
-            record.update(entry)
+        for old_id, entry in entries.items():
+            record = manifest.rebuilt_record(old_id)
+            if record is not None:
+                record.update(entry)
         if request.status == DeletionStatus.COMPLETED and not manifest.rebuilds_pending:
             new_ids = manifest.rebuilt_ids
             if request.owner is not None and new_ids and manifest.verification is not None:
-                scan = verification_scan(
-                    user=request.owner,
-                    terms=request.working.get("terms", []),
-                    vectors=request.working.get("vectors", []),
-                    only=new_ids,
-                )
-                manifest.verification.rebuilt_residual_hits = scan["residual_hits"]
-                manifest.verification.residual_hits += scan["residual_hits"]
-                residue = residue_find(
-                    user=request.owner,
-                    tokens=request.working.get("residue", {}),
-                    vectors=request.working.get("vectors", []),
-                    only=new_ids,
-                )
-                listed = {e["id"] for e in manifest.verification.possible_residue}
-                manifest.verification.possible_residue += [
-                    e
-                    for e in residue["items"]
-                    if e["id"] not in listed
-                    and e["id"] not in scan["keyword_hits"]
-                    and e["id"] not in scan["semantic_hits"]
-                ]
+                _rebuilt_check(request, manifest, new_ids)
             rebuilds_finish(request, manifest)
         request.manifest = manifest.to_dict()
         request.save(update_fields=["manifest", "working"])
+
+
+def _rebuilt_check(request: DeletionRequest, manifest: Manifest, new_ids) -> None:
+    """Scan the rebuilt records for the deleted content; add what is found to the manifest's verification."""
+    scan = verification_scan(
+        user=request.owner,
+        terms=request.working.get("terms", []),
+        vectors=request.working.get("vectors", []),
+        only=new_ids,
+    )
+    # A rebuilt record the verification already counted (it was stored before the scan) is not counted twice.
+    fresh = set(scan["keyword_hits"]) | set(scan["semantic_hits"])
+    fresh -= set(manifest.verification.residual_ids)
+    manifest.verification.rebuilt_residual_hits = len(fresh) + scan["title_hits"]
+    manifest.verification.residual_hits += len(fresh) + scan["title_hits"]
+    residue = residue_find(
+        user=request.owner,
+        tokens=request.working.get("residue", {}),
+        vectors=request.working.get("vectors", []),
+        only=new_ids,
+        distinctive=request.working.get("distinctive"),
+    )
+    listed = {e["id"] for e in manifest.verification.possible_residue}
+    manifest.verification.possible_residue += [
+        e
+        for e in residue["items"]
+        if e["id"] not in listed and e["id"] not in scan["keyword_hits"] and e["id"] not in scan["semantic_hits"]
+    ]
 
 
 def rebuild_retry(*, request_pk: RequestId, old_id: int) -> None:

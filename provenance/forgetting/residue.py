@@ -46,25 +46,37 @@ MIN_LEXEME = 3
 
 _LEXEMES_SQL = "SELECT DISTINCT lexeme FROM unnest(to_tsvector('english', %(text)s))"
 
-# Each lexeme's document frequency over the user's items (through the per-owner GIN index node_owner_fts).
+# Each lexeme's document frequency over the user's surviving items, counted up to its ``cap`` + 1 (enough to
+# tell whether it is at most ``cap``), through the per-owner GIN index node_owner_fts: a word most items hold
+# costs no reading of them all. ``query``: the lexeme as a tsquery term.
 _DF_SQL = f"""
-SELECT lexeme, count(*) FROM (
-  SELECT unnest(tsvector_to_array(to_tsvector('english'::regconfig, COALESCE(n.content, '')))) AS lexeme
-  FROM memory_node n
-  WHERE n.owner_id = %(owner)s AND NOT (n.id = ANY(%(exclude)s::bigint[])) AND {OWNED_WORDS_MATCH}
-) held WHERE lexeme = ANY(%(lexemes)s) GROUP BY lexeme
+SELECT t.lexeme, (
+  SELECT count(*) FROM (
+    SELECT FROM memory_node n
+    WHERE n.owner_id = %(owner)s AND NOT (n.id = ANY(%(exclude)s::bigint[]))
+      AND {OWNED_WORDS_MATCH.replace("%(query)s", "t.query")}
+    LIMIT t.cap + 1
+  ) holding
+)
+FROM unnest(%(lexemes)s::text[], %(queries)s::text[], %(caps)s::int[]) AS t(lexeme, query, cap)
 """
 
-# The items holding any distinctive lexeme, with the lexemes each holds.
+# The items holding any distinctive lexeme, with the lexemes each holds. Found through the GIN index first
+# (MATERIALIZED: otherwise, for the ORDER BY and LIMIT, the planner may walk the user's items in id order and
+# tokenise each until enough hold one, which reads the whole store where few do); a distinctive lexeme is
+# held by few items, so they are few.
 _HITS_SQL = f"""
-SELECT n.id, ARRAY(
-  SELECT unnest(tsvector_to_array(to_tsvector('english'::regconfig, COALESCE(n.content, ''))))
+WITH held AS MATERIALIZED (
+  SELECT n.id, n.content FROM memory_node n
+  WHERE n.owner_id = %(owner)s AND NOT (n.id = ANY(%(exclude)s::bigint[]))
+    AND (%(only)s::bigint[] IS NULL OR n.id = ANY(%(only)s::bigint[])) AND {OWNED_WORDS_MATCH}
+)
+SELECT h.id, ARRAY(
+  SELECT unnest(tsvector_to_array(to_tsvector('english'::regconfig, COALESCE(h.content, ''))))
   INTERSECT SELECT unnest(%(lexemes)s::text[])
 )
-FROM memory_node n
-WHERE n.owner_id = %(owner)s AND NOT (n.id = ANY(%(exclude)s::bigint[]))
-  AND (%(only)s::bigint[] IS NULL OR n.id = ANY(%(only)s::bigint[])) AND {OWNED_WORDS_MATCH}
-ORDER BY n.id LIMIT %(limit)s
+FROM held h
+ORDER BY h.id LIMIT %(limit)s
 """
 
 _WORD_LEXEMES_SQL = """
@@ -105,18 +117,30 @@ def _distinctive(*, user: User, tokens: dict, exclude: list[int], total: int) ->
     """The tokens that are rare enough in the user's surviving store to point at the deleted content,
     each with its kind (number, name, rare word)."""
     specific, words = tokens.get("specific", []), tokens.get("words", []) if total >= RARE_MIN_ITEMS else []
-    lexemes = sorted({*specific, *words})
+    # The most items a token may be held by and still count: a name or number unless common, a word if rare.
+    most_specific, most_rare = int(max(COMMON_MIN, COMMON_SHARE * total)), int(max(1, RARE_SHARE * total))
+    caps = {lexeme: most_rare for lexeme in words} | {lexeme: most_specific for lexeme in specific}
+    lexemes = sorted(caps)
     if not lexemes:
         return {}
     with connection.cursor() as cursor:
-        cursor.execute(_DF_SQL, {"owner": user.pk, "exclude": exclude, "query": _or_query(lexemes), "lexemes": lexemes})
+        cursor.execute(
+            _DF_SQL,
+            {
+                "owner": user.pk,
+                "exclude": exclude,
+                "lexemes": lexemes,
+                "queries": [_or_query([lexeme]) for lexeme in lexemes],
+                "caps": [caps[lexeme] for lexeme in lexemes],
+            },
+        )
         df = dict(cursor.fetchall())
     out = {}
     for lexeme in specific:
-        if 0 < df.get(lexeme, 0) <= max(COMMON_MIN, COMMON_SHARE * total):
+        if 0 < df.get(lexeme, 0) <= most_specific:
             out[lexeme] = _kind(lexeme)
     for lexeme in words:
-        if lexeme not in out and 0 < df.get(lexeme, 0) <= max(1, RARE_SHARE * total):
+        if lexeme not in out and 0 < df.get(lexeme, 0) <= most_rare:
             out[lexeme] = "rare word"
     return out
 
@@ -143,16 +167,21 @@ def residue_find(
     exclude: set[int] | frozenset[int] = frozenset(),
     only: set[int] | None = None,
     full: bool = False,
+    near: dict[int, float] | None = None,
+    distinctive: dict[str, str] | None = None,
 ) -> dict:
     """Surviving items (or the ``only`` ones) that hold distinctive tokens of the deleted content or lie
     near its vectors: ``{"items": [{id, kind, conversation, why, spans, similarity?}], "more": N,
-    "titles": [conversation ids]}``. The tokens are found through the full-text index; the near items through
-    ``memory.retrieval.nearest_within`` (the user's retrieval plan), or with ``full`` by a scan of every vector."""
+    "titles": [conversation ids], "distinctive": {token: kind}}``. The tokens are found through the full-text
+    index (``distinctive``: those an earlier call found, not counted again); the near items through
+    ``memory.retrieval.nearest_within`` (the user's retrieval plan; ``near``: its items and distances, when the
+    caller has them already, from as far or farther), or with ``full`` by a scan of every vector."""
     nodes = Node.objects.for_user(user).exclude(pk__in=exclude)
     if only is not None:
         nodes = nodes.filter(pk__in=only)
-    total = Node.objects.for_user(user).exclude(pk__in=exclude).count()
-    distinctive = _distinctive(user=user, tokens=tokens, exclude=sorted(exclude), total=total)
+    if distinctive is None:
+        total = Node.objects.for_user(user).exclude(pk__in=exclude).count()
+        distinctive = _distinctive(user=user, tokens=tokens, exclude=sorted(exclude), total=total)
     held: dict[int, set[str]] = {}
     if distinctive:
         lexemes = sorted(distinctive)
@@ -173,8 +202,9 @@ def residue_find(
     limit = 1.0 - settings.DELLM_FORGET_RESIDUE_SIMILARITY
     embeddings = Embedding.objects.filter(owner=user, node__in=nodes)
     if only is None and not full:
-        near = nearest_within(owner_id=user.pk, vectors=vectors, max_distance=limit, exclude=set(exclude))
-        similarity = {pk: round(1.0 - distance, 3) for pk, distance in near.items()}
+        if near is None:
+            near = nearest_within(owner_id=user.pk, vectors=vectors, max_distance=limit, exclude=set(exclude))
+        similarity = {pk: round(1.0 - distance, 3) for pk, distance in near.items() if distance <= limit}
         vectors = []
     for vector in vectors:
         for pk, distance in (
@@ -218,4 +248,4 @@ def residue_find(
             entry["similarity"] = similarity[pk]
         items.append(entry)
     titles = residue_titles(user=user, query=_or_query(sorted(distinctive))) if distinctive and only is None else []
-    return {"items": items, "more": len(ranked) - len(shown), "titles": sorted(titles)}
+    return {"items": items, "more": len(ranked) - len(shown), "titles": sorted(titles), "distinctive": distinctive}

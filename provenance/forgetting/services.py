@@ -23,6 +23,7 @@ from memory.models import Embedding, Node, NodeKind
 from ..models import DeletionRequest, DeletionStatus
 from ..selectors import deletion_request_get
 from .audit import audit_open
+from .deferred import after_verification
 from .execution import execute
 from .intent import forget_request_target, is_vague
 from .intent_targets import request_gist
@@ -268,9 +269,19 @@ def forget_job_status(*, request_pk: RequestId, owner_id: int | None = None) -> 
 
 def confirmed_run(request_pk, *, owner_id: int | None = None, full_scan: bool | None = None, progress=None) -> dict:
     """Wipe a confirmed (executing) request and verify it; returns the manifest. ``progress`` (a job's)
-    hears of each stage. ``owner_id``: the request's owner, where known (its rows are then read by it)."""
-    execute(request_pk, owner_id=owner_id, progress=progress)
-    return verify(request_pk, owner_id=owner_id, full_scan=full_scan, progress=progress)
+    hears of each stage. ``owner_id``: the request's owner, where known (its rows are then read by it).
+    In-process, the rebuilds are recorded after the verification (``deferred``), except in a job: its
+    progress says it completed when the request does."""
+    if progress is not None:
+        execute(request_pk, owner_id=owner_id, progress=progress)
+        return verify(request_pk, owner_id=owner_id, full_scan=full_scan, progress=progress)
+    with after_verification() as finishing:
+        execute(request_pk, owner_id=owner_id)
+        manifest = verify(request_pk, owner_id=owner_id, full_scan=full_scan)
+    if finishing:  # the manifest as the rebuilds recorded after it left it
+        requests = DeletionRequest.objects.filter(pk=request_pk)
+        manifest = (requests if owner_id is None else requests.filter(owner_id=owner_id)).get().manifest
+    return manifest
 
 
 def forget_resume(*, request_ids: list[RequestId] | None = None) -> dict:

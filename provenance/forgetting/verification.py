@@ -16,16 +16,14 @@ import time
 from typing import TYPE_CHECKING
 
 from django.conf import settings
-from django.contrib.postgres.search import SearchQuery, SearchVector
 from django.db import connection, transaction
 from django.db.models import Q
 from django.utils import timezone
-from pgvector.django import CosineDistance
 
 from dellm_site.ai.text import is_question
 from dellm_site.errors import ApplicationError
 from dellm_site.types import RequestId
-from memory.models import Edge, Embedding, Node
+from memory.models import Edge, Node
 from memory.retrieval import OWNED_WORDS_MATCH, nearest_within
 
 from ..manifest import Manifest, Verification
@@ -58,10 +56,30 @@ SELECT t.i, w.word, tsvector_to_array(to_tsvector('english', w.word))
 FROM unnest(%(terms)s::text[]) WITH ORDINALITY t(term, i)
 CROSS JOIN LATERAL unnest(tsvector_to_array(to_tsvector('simple', t.term))) w(word)
 """
-# The user's surviving items matching a query, through the per-owner full-text GIN index (node_owner_fts).
-_CANDIDATES_SQL = f"""
+# The user's surviving items (with ``ids``, only those; ``{scope}``: those the per-owner full-text GIN index
+# node_owner_fts names as able to hold the terms) that hold one of the terms: by full-text search, as
+# Django's SearchVector/SearchQuery(plain) would, or as a case-insensitive substring (``patterns``: each
+# term escaped for LIKE, as ``icontains`` would). One pass: each item's words are computed once, not per term.
+_HITS_SQL = """
 SELECT n.id FROM memory_node n
-WHERE n.owner_id = %(owner)s AND NOT (n.id = ANY(%(exclude)s::bigint[])) AND {OWNED_WORDS_MATCH}
+WHERE n.owner_id = %(owner)s AND NOT (n.id = ANY(%(exclude)s::bigint[]))
+  AND (%(ids)s::bigint[] IS NULL OR n.id = ANY(%(ids)s::bigint[])){scope}
+  AND (
+    to_tsvector('english'::regconfig, COALESCE(n.content, '')) @@ ANY(ARRAY(
+      SELECT plainto_tsquery('english'::regconfig, t) FROM unnest(%(terms)s::text[]) t
+    ))
+    OR UPPER(n.content::text) LIKE ANY(ARRAY(SELECT UPPER(p) FROM unnest(%(patterns)s::text[]) p))
+  )
+"""
+
+
+# The user's surviving items (with ``ids``, only those) within ``distance`` of any of the deleted vectors (cast
+# to vectors once, not per row).
+_WITHIN_SQL = """
+SELECT e.node_id FROM memory_embedding e CROSS JOIN unnest(%(vectors)s::text[]::vector[]) q(v)
+WHERE e.owner_id = %(owner)s AND NOT (e.node_id = ANY(%(exclude)s::bigint[]))
+  AND (%(ids)s::bigint[] IS NULL OR e.node_id = ANY(%(ids)s::bigint[]))
+GROUP BY e.node_id HAVING min(e.vector <=> q.v) <= %(distance)s
 """
 
 
@@ -82,6 +100,49 @@ def _holding_query(terms: list[str]) -> str:
     return " | ".join("(" + " & ".join(clauses) + ")" for _, clauses in sorted(words.items()))
 
 
+def _within(*, user: User, vectors: list[list[float]], distance: float, exclude, only: set[int] | None) -> set[int]:
+    """The surviving items (or the ``only`` ones) within cosine ``distance`` of any of ``vectors``: every one of
+    their vectors against every deleted one, in one query."""
+    if not vectors:
+        return set()
+    params = {
+        "owner": user.pk,
+        "exclude": sorted(exclude),
+        "ids": None if only is None else sorted(only),
+        "vectors": ["[" + ",".join(repr(float(x)) for x in vector) + "]" for vector in vectors],
+        "distance": distance,
+    }
+    with connection.cursor() as cursor:
+        cursor.execute(_WITHIN_SQL, params)
+        return {row[0] for row in cursor.fetchall()}
+
+
+def _keyword_hits(*, user: User, terms: list[str], exclude, only: set[int] | None, scoped: bool) -> set[int]:
+    """The surviving items holding one of ``terms`` (full-text or substring), in one query: the ``only`` ones,
+    or with ``scoped`` those the indexes name as able to hold them (none where every term is stop words)."""
+    query = _holding_query(terms) if scoped and terms else ""
+    if not terms or (scoped and not query):
+        return set()
+    params = {
+        "owner": user.pk,
+        "exclude": sorted(exclude),
+        "ids": None if only is None else sorted(only),
+        "query": query,
+        "terms": terms,
+        "patterns": [f"%{connection.ops.prep_for_like_query(t)}%" for t in terms],
+    }
+    with connection.cursor() as cursor:
+        cursor.execute(_HITS_SQL.format(scope=f" AND {OWNED_WORDS_MATCH}" if scoped else ""), params)
+        return {row[0] for row in cursor.fetchall()}
+
+
+def vectors_near(*, user: User, vectors: list[list[float]], exclude: set[int] | frozenset[int]) -> dict[int, float]:
+    """The user's items within the farther of the verification's and the residue's distances of the deleted
+    vectors (through the indexes), with their distances: what both scoped scans look for, found once."""
+    distance = 1.0 - min(settings.DELLM_FORGET_VERIFY_SIMILARITY, settings.DELLM_FORGET_RESIDUE_SIMILARITY)
+    return nearest_within(owner_id=user.pk, vectors=vectors, max_distance=distance, exclude=set(exclude))
+
+
 def verification_scan(
     *,
     user: User,
@@ -90,43 +151,23 @@ def verification_scan(
     exclude: set[int] | frozenset[int] = frozenset(),
     only: set[int] | None = None,
     full: bool = False,
+    near: dict[int, float] | None = None,
 ) -> dict:
     """Keyword (full-text and substring) and semantic scan of the user's surviving stores (or of the ``only``
     items, e.g. records rebuilt after the deletion): of the items the indexes name as able to hold the deleted
-    content, or with ``full``, of every item (see the module's docstring)."""
+    content, or with ``full``, of every item (see the module's docstring). ``near``: the scoped scan's items
+    near the vectors (``vectors_near``), when the caller has them already."""
     terms = [t.strip() for t in terms if t.strip()]
-    nodes = Node.objects.for_user(user).exclude(pk__in=exclude)
-    embeddings = Embedding.objects.filter(owner=user).exclude(node_id__in=exclude)
     scoped = only is None and not full
-    if only is not None:
-        nodes, embeddings = nodes.filter(pk__in=only), embeddings.filter(node_id__in=only)
-    elif scoped:
-        query = _holding_query(terms) if terms else ""
-        candidates: list[int] = []
-        if query:
-            with connection.cursor() as cursor:
-                cursor.execute(_CANDIDATES_SQL, {"owner": user.pk, "exclude": sorted(exclude), "query": query})
-                candidates = [row[0] for row in cursor.fetchall()]
-        nodes = nodes.filter(pk__in=candidates)
-    hits: set[int] = set()
-    for term in terms:
-        query = SearchQuery(term, config="english", search_type="plain")
-        hits |= set(
-            nodes.annotate(search=SearchVector("content", config="english")).filter(search=query)
-            .values_list("pk", flat=True)
-        )
-        hits |= set(nodes.filter(content__icontains=term).values_list("pk", flat=True))
+    hits = _keyword_hits(user=user, terms=terms, exclude=exclude, only=only, scoped=scoped)
     semantic: set[int] = set()
     limit = 1.0 - settings.DELLM_FORGET_VERIFY_SIMILARITY
     if scoped:
-        semantic = set(nearest_within(owner_id=user.pk, vectors=vectors, max_distance=limit, exclude=set(exclude)))
+        if near is None:
+            near = nearest_within(owner_id=user.pk, vectors=vectors, max_distance=limit, exclude=set(exclude))
+        semantic = {pk for pk, distance in near.items() if distance <= limit}
     else:
-        for vector in vectors:
-            semantic |= set(
-                embeddings.annotate(distance=CosineDistance("vector", vector))
-                .filter(distance__lte=limit)
-                .values_list("node_id", flat=True)
-            )
+        semantic = _within(user=user, vectors=vectors, distance=limit, exclude=exclude, only=only)
     # A question holds no statement of the user's: near in meaning, it is possible residue, not a hit.
     near = Node.objects.filter(pk__in=semantic).values_list("pk", "content")
     semantic -= {pk for pk, text in near if is_question(text)}
@@ -171,10 +212,12 @@ def verify(
         user = request.owner
         deleted_ids = set(request.target_ids)
         kept = set(request.kept)
+        vectors = request.working.get("vectors", [])
+        near = vectors_near(user=user, vectors=vectors, exclude=kept) if user is not None and not full else None
         scan = (
             verification_scan(
-                user=user, terms=request.working.get("terms", []), vectors=request.working.get("vectors", []),
-                exclude=kept, full=full,
+                user=user, terms=request.working.get("terms", []), vectors=vectors, exclude=kept, full=full,
+                near=near,
             )
             if user is not None
             else {"keyword_hits": [], "semantic_hits": [], "title_hits": 0, "residual_hits": 0}
@@ -183,13 +226,15 @@ def verify(
         residue_started = time.monotonic()
         residue = (
             residue_find(
-                user=user, tokens=request.working.get("residue", {}), vectors=request.working.get("vectors", []),
-                exclude=kept, full=full,
+                user=user, tokens=request.working.get("residue", {}), vectors=vectors, exclude=kept, full=full,
+                near=near,
             )
             if user is not None
             else {"items": [], "more": 0, "titles": []}
         )
         residue_ms = round((time.monotonic() - residue_started) * 1000, 1)
+        if user is not None:  # for the check of records rebuilt after this (dropped with the words)
+            request.working["distinctive"] = residue["distinctive"]
         edges = Edge.objects.filter(Q(src_id__in=deleted_ids) | Q(dst_id__in=deleted_ids))
         nodes = Node.objects.filter(pk__in=deleted_ids)
         if user is not None:  # the deleted ids were the user's: what is left of them is too
