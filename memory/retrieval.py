@@ -27,10 +27,11 @@ replies a later deletion takes with it that never used the forgotten item.
 How the query runs does not change what it returns (beyond the HNSW index's approximation): with many users
 the owner filter decides the cost, so the vector ranking takes a plan per user by the size of their history
 (``vector_plan``: every vector compared for a small one, read from the owner index that includes them; the HNSW
-index with an iterative scan for a large one), and the word ranking finds the user's items through a per-owner
-full-text index (``node_owner_fts``). The embedding row carries what the ranking filters on (owner, kind, and
-retrievable AND informative, kept by triggers), so the vector ranking never reads memory_node, and the HNSW index
-holds only the vectors that may enter a context.
+index with an iterative scan for a large one), and the word ranking finds the user's items holding a word through
+an index of owner-prefixed words of the items that may enter a context (``node_owner_words``: one entry per user and
+word). The embedding row carries what the ranking filters on (owner, kind, and retrievable AND informative, kept by
+triggers), so the vector ranking never reads memory_node, and the HNSW index holds only the vectors that may enter a
+context.
 ``scripts/retrieval_plans.py`` measures the plans; README, "Retrieval at scale", has the numbers.
 """
 
@@ -74,17 +75,19 @@ NEAR_DUPLICATE_OVERLAP = 0.6
 # every item. The vector ranking follows the user's plan (below). The word ranking is BM25 (k1 = 1.2,
 # b = 0.75) over the query's rare words: those held by at most RARE_SHARE of the user's items (and by at
 # least one); a word most items hold adds almost nothing to BM25 and would cost a scan of them. The user's
-# items holding a word are found through the per-owner full-text GIN index (node_owner_fts: the expression
-# _OWNED is the indexed one; the query ANDs the owner's token with the word, so the index itself keeps to the
-# user's items); lengths are compared with the matched items' mean.
+# items holding a word are found through the GIN index of owner-prefixed words (node_owner_words: _OWNER_WORDS is
+# the indexed expression, "<owner>:<word>" per word of an item), so one entry of the index lists exactly the user's
+# items holding the word (no intersection with every item of the user's); lengths are compared with the matched
+# items' mean.
 _DOCUMENT = "to_tsvector('english'::regconfig, COALESCE(n.content, ''::text))"
 _OWNED = f"(array_to_tsvector(ARRAY['owner:' || n.owner_id::text]) || {_DOCUMENT})"
 _OWNER_TOKEN = "quote_literal('owner:' || %(owner)s::text)::tsquery"
+_OWNER_WORDS = "memory_owner_words(n.owner_id, n.content)"
 # For other scans of one user's items by their words (verification, residue): ``n`` holds the words of
 # ``%(query)s`` (a tsquery) and belongs to ``%(owner)s``, through node_owner_fts.
 OWNED_WORDS_MATCH = f"{_OWNED} @@ ({_OWNER_TOKEN} && %(query)s::tsquery)"
-# The user's items that compete, where the owner's token in the full-text query already keeps to the user's items
-# (so the planner does not intersect the word's entries with all of the user's rows from the owner index).
+# The user's items that compete, where the owner-prefixed word already keeps to the user's items (so the planner
+# does not intersect the word's entries with all of the user's rows from the owner index).
 _COMPETING_OWNED = """n.retrievable AND n.informative AND n.kind = ANY(%(kinds)s::text[])
       AND NOT (n.id = ANY(%(exclude)s::bigint[]))"""
 # The user's vectors that compete, without a join to memory_node: the embedding row carries its node's owner, kind
@@ -127,7 +130,7 @@ frequency AS MATERIALIZED (
     SELECT lexeme, (
         SELECT count(*) FROM (
             SELECT FROM memory_node n
-            WHERE {owned} @@ ({owner_token} && quote_literal(lexeme)::tsquery) AND {competing_owned}
+            WHERE {owner_words} @> ARRAY[%(owner)s::text || ':' || lexeme] AND {competing_owned}
             LIMIT (SELECT most + 1 FROM rare_limit)
         ) holding
     ) AS df
@@ -140,7 +143,7 @@ rare AS (
 ),
 matched AS MATERIALIZED (
     SELECT n.id, length(n.content) AS size, {document} AS doc FROM memory_node n
-    WHERE {owned} @@ ({owner_token} && (SELECT string_agg(quote_literal(lexeme), ' | ')::tsquery FROM rare))
+    WHERE {owner_words} && (SELECT array_agg(%(owner)s::text || ':' || lexeme) FROM rare)
       AND {competing_owned}
 ),
 by_words AS (
@@ -219,8 +222,7 @@ def _context_sql(plan: str) -> str:
         nearest=_NEAREST_SQL[plan],
         document=_DOCUMENT,
         competing_owned=_COMPETING_OWNED,
-        owned=_OWNED,
-        owner_token=_OWNER_TOKEN,
+        owner_words=_OWNER_WORDS,
     )
 
 

@@ -6,6 +6,8 @@ import re
 
 import numpy as np
 import pytest
+from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
 from chat import services, turns
@@ -186,6 +188,28 @@ def test_rare_words_and_names_are_found_when_the_embedding_ranks_them_low(user):
     Embedding.objects.filter(node_id=sheldon.pk).update(vector=unit(0.1).tolist())
     hybrid = context_retrieve(user=user, query_vector=E0, text="How old can Sheldon get?")
     assert sheldon.pk not in [r.node.pk for r in hybrid]
+
+
+def test_the_word_ranking_reads_one_users_competing_holders_of_a_word_from_its_own_index_entry(user, other_user):
+    """node_owner_words holds "<owner>:<word>" per word of each competing item: a word's entry lists only that
+    user's items that may enter a context (not everyone's, nor the user's questions), and both the count of a
+    word's holders and the items matched are read from it."""
+    store(user, "My tortoise Sheldon eats lettuce.", 0.3)
+    store(user, "Does Sheldon like dandelions?", 0.3)  # a question: not informative, so not in the index
+    store(other_user, "Sheldon is my cat.", 0.3)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT memory_owner_words(%s, %s)", [user.pk, "My tortoise Sheldon eats lettuce."])
+        assert cursor.fetchone()[0] == [f"{user.pk}:{word}" for word in ("eat", "lettuc", "sheldon", "tortois")]
+    with CaptureQueriesContext(connection) as captured:
+        got = context_retrieve(user=user, query_vector=E0, text="What does Sheldon eat?")
+    assert [r.node.content for r in got] == ["My tortoise Sheldon eats lettuce."]
+    query = next(q["sql"] for q in captured.captured_queries if "frequency AS" in q["sql"])
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SET LOCAL enable_seqscan = off")
+        cursor.execute(f"EXPLAIN {query}")
+        plan = "\n".join(row[0] for row in cursor.fetchall())
+    assert plan.count("Bitmap Index Scan on node_owner_words") == 2, plan
+    assert "node_owner_fts" not in plan
 
 
 def test_a_summary_or_a_reply_yields_to_the_items_it_was_built_from(user):
