@@ -34,7 +34,7 @@ from django.test import Client
 from django.test.utils import override_settings
 
 ROOT = Path(settings.BASE_DIR)
-INSTANT_LLM = {"BACKEND": "dellm_site.ai.local.LocalLLM", "OPTIONS": {"token_delay": 0.0}}
+INSTANT_LLM = {"BACKEND": "evaluation.bench.instant.InstantLLM", "OPTIONS": {}}
 TOPICS = ["cooking", "football", "jazz", "gardening", "chess", "hiking", "photography", "astronomy", "sailing"]
 
 
@@ -388,7 +388,7 @@ def ws_turns(*, clients: int, turns_each: int, log: Callable[[str], object]) -> 
         return {"value": None, "unit": "turns/s", "params": {"error": f"Redis unreachable at {redis_url}"}}
     users = [_user(f"bench-live-ws{n}") for n in range(clients)]
     cookies = [_session_cookie(user) for user in users]
-    env = _app_env(REDIS_URL=redis_url)
+    env = _app_env(REDIS_URL=redis_url, DJANGO_SETTINGS_MODULE="evaluation.bench.live_settings")
     worker = AppProcess([sys.executable, "-m", "celery", "-A", "dellm_site", "worker", "--pool", "solo", "--loglevel",
                        "WARNING", "--without-gossip", "--without-mingle", "--without-heartbeat"], env, "ws-worker.log")
     server = None

@@ -25,3 +25,16 @@ def test_turn_overhead_runs_real_turns_and_times_their_stages():
 def test_entries_have_the_shape_of_bench_json():
     entry = bench_live._entry([3.0, 1.0, 2.0, 10.0], history_items=5)
     assert entry == {"value": 2.5, "unit": "ms", "p50": 2.5, "p95": 10.0, "params": {"runs": 4, "history_items": 5}}
+
+
+def test_the_instant_llm_replies_without_embedding_and_extracts_as_the_offline_one(monkeypatch):
+    from dellm_site.ai import local
+    from dellm_site.ai.prompts import Prompt
+    from evaluation.bench.instant import InstantLLM
+
+    llm = InstantLLM()
+    facts = llm.extract_facts("I live in Lisbon.")
+    monkeypatch.setattr(local, "get_embedder", lambda: pytest.fail("the instant reply must not embed"))
+    prompt = Prompt(question="Where do I live?", context=["I live in Lisbon."], remembered=True)
+    assert "".join(llm.stream(prompt)) == local.ACKNOWLEDGEMENT
+    assert facts == local.LocalLLM().extract_facts("I live in Lisbon.") and facts
