@@ -316,10 +316,12 @@ def context_for(*, user: User, text: str, exclude_ids: set[int] | frozenset[int]
 # farthest one taken is beyond the distance; the others (not in the partial index: questions, acknowledgements,
 # hidden items) by the same exact scan as a small history's, restricted to them.
 _WITHIN_EXACT_SQL = """
-SELECT e.node_id, min(e.vector <=> q.v) FROM memory_embedding e CROSS JOIN unnest(%(vectors)s::vector[]) q(v)
-WHERE e.owner_id = %(owner)s AND e.retrievable = ANY(%(retrievable)s::boolean[])
-  AND NOT (e.node_id = ANY(%(exclude)s::bigint[]))
-GROUP BY e.node_id HAVING min(e.vector <=> q.v) <= %(distance)s
+SELECT id, distance FROM (
+    SELECT e.node_id AS id, (SELECT min(e.vector <=> q.v) FROM unnest(%(vectors)s::vector[]) q(v)) AS distance
+    FROM memory_embedding e
+    WHERE e.owner_id = %(owner)s AND e.retrievable = ANY(%(retrievable)s::boolean[])
+      AND NOT (e.node_id = ANY(%(exclude)s::bigint[]))
+) nearest WHERE distance <= %(distance)s
 """
 _WITHIN_INDEX_SQL = """
 SELECT node_id, distance FROM (

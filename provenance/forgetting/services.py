@@ -71,14 +71,15 @@ def _working_set(
         # An erased fact's own words.
         terms = list(Node.objects.filter(pk__in=ids, owner=user).values_list("content", flat=True))
     # Only the matched *messages* define what must not survive: a matched summary also holds other,
-    # innocent content, and its rebuilt successor would otherwise be flagged for that.
-    stored = [
-        list(map(float, v))
-        for v in Embedding.objects.filter(node_id__in=ids, owner=user, node__kind=NodeKind.MESSAGE).values_list(
-            "vector", flat=True
-        )
-    ]
-    return {"terms": terms, "vectors": stored + list(vectors)}
+    # innocent content, and its rebuilt successor would otherwise be flagged for that. Of those, the ones that
+    # hold information: a question or an acknowledgement states nothing of the user's, and near its vector lie
+    # only other questions and acknowledgements (every identical "Noted, I will remember that." of the history).
+    # Each distinct vector once.
+    rows = Embedding.objects.filter(
+        node_id__in=ids, owner=user, node__kind=NodeKind.MESSAGE, node__informative=True
+    ).values_list("vector", flat=True)
+    stored = list({tuple(map(float, v)): None for v in rows})
+    return {"terms": terms, "vectors": [list(v) for v in stored] + list(vectors)}
 
 
 def request_targets(text: str) -> list[str]:

@@ -76,10 +76,12 @@ WHERE n.owner_id = %(owner)s AND NOT (n.id = ANY(%(exclude)s::bigint[]))
 # The user's surviving items (with ``ids``, only those) within ``distance`` of any of the deleted vectors (cast
 # to vectors once, not per row).
 _WITHIN_SQL = """
-SELECT e.node_id FROM memory_embedding e CROSS JOIN unnest(%(vectors)s::text[]::vector[]) q(v)
-WHERE e.owner_id = %(owner)s AND NOT (e.node_id = ANY(%(exclude)s::bigint[]))
-  AND (%(ids)s::bigint[] IS NULL OR e.node_id = ANY(%(ids)s::bigint[]))
-GROUP BY e.node_id HAVING min(e.vector <=> q.v) <= %(distance)s
+SELECT id FROM (
+    SELECT e.node_id AS id, (SELECT min(e.vector <=> q.v) FROM unnest(%(vectors)s::text[]::vector[]) q(v)) AS distance
+    FROM memory_embedding e
+    WHERE e.owner_id = %(owner)s AND NOT (e.node_id = ANY(%(exclude)s::bigint[]))
+      AND (%(ids)s::bigint[] IS NULL OR e.node_id = ANY(%(ids)s::bigint[]))
+) nearest WHERE distance <= %(distance)s
 """
 
 
