@@ -1,9 +1,6 @@
 """The embedding row's copy of what retrieval filters on (its node's owner, kind, and retrievable AND informative)
 stays right on every write path, and the two vector plans (exact scan, partial HNSW index) return the same."""
 
-import math
-
-import numpy as np
 import pytest
 from django.db import connection
 
@@ -11,20 +8,10 @@ from chat.models import Conversation, Message, Role
 from memory.embeddings import embedding_store
 from memory.models import DerivedStatus, Embedding, Fact, Node
 from memory.retrieval import context_retrieve, nearest_within, vector_plan
+from tests.test_context import E0, unit
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-DIM = 384
-
-
-def unit(similarity: float) -> np.ndarray:
-    """A vector whose cosine similarity to e0 is exactly ``similarity``."""
-    v = np.zeros(DIM, dtype=np.float32)
-    v[0], v[1] = similarity, math.sqrt(max(0.0, 1 - similarity**2))
-    return v
-
-
-E0 = unit(1.0)
 
 
 def message(user, content, similarity=0.9, role=Role.USER, conversation=None):
