@@ -277,7 +277,7 @@ def context_retrieve(
         "owner": user.pk,
         "kinds": list(settings.DELLM_CONTEXT_KINDS),
         "exclude": sorted(exclude_ids),
-        "vector": "[" + ",".join(f"{float(x):.7g}" for x in query_vector) + "]",
+        "vector": vector_literal(query_vector),
         "max_distance": 1.0 - min_similarity,
         "pool": top_k * POOL_PER_SLOT,
         "rrf_k": RRF_K,
@@ -334,7 +334,8 @@ WITHIN_FIRST = 50
 WITHIN_MAX = 3200
 
 
-def _vector_literal(vector) -> str:
+def vector_literal(vector) -> str:
+    """A vector as pgvector's text form, for a query parameter cast to ``vector``."""
     return "[" + ",".join(f"{float(x):.7g}" for x in vector) + "]"
 
 
@@ -360,7 +361,7 @@ def nearest_within(
     ``vector_plan`` chooses (for a large history, at most WITHIN_MAX retrievable items per vector, the nearest)."""
     if not vectors:
         return {}
-    literals = [_vector_literal(v) for v in vectors]
+    literals = [vector_literal(v) for v in vectors]
     params = {"owner": owner_id, "exclude": sorted(exclude), "distance": max_distance, "vectors": literals}
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute(_QUERY_SETTINGS_SQL)

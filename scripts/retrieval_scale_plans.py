@@ -37,7 +37,7 @@ from memory import retrieval  # noqa: E402
 def _params(owner_id: int, query) -> dict:
     return {
         "text": query.text, "owner": owner_id, "kinds": list(settings.DELLM_CONTEXT_KINDS), "exclude": [],
-        "vector": retrieval._vector_literal(query.vector), "max_distance": 1 - settings.DELLM_CONTEXT_MIN_SIMILARITY,
+        "vector": retrieval.vector_literal(query.vector), "max_distance": 1 - settings.DELLM_CONTEXT_MIN_SIMILARITY,
         "pool": settings.DELLM_CONTEXT_TOP_K * retrieval.POOL_PER_SLOT, "rrf_k": retrieval.RRF_K,
         "rare_share": retrieval.RARE_SHARE, "rare_floor": retrieval.RARE_FLOOR, "rare_max": retrieval.RARE_MAX,
         "corpus": retrieval.CORPUS_MAX, "widen": retrieval.INDEX_WIDEN,

@@ -39,7 +39,7 @@ from django.db.models import QuerySet
 from dellm_site.ai.embedding import get_embedder
 from memory.graph import context_ids
 from memory.models import Node, NodeKind
-from memory.retrieval import OWNED_WORDS_MATCH
+from memory.retrieval import OWNED_WORDS_MATCH, vector_literal
 
 from .categories import NAMES_A_KIND, kinds
 from .intent_targets import FRAME_WORDS
@@ -174,10 +174,6 @@ def _unpack(raw: bytes) -> np.ndarray:
     return np.frombuffer(raw, dtype=">f4", offset=4).astype(np.float32)
 
 
-def _vector_literal(vector) -> str:
-    return "[" + ",".join(f"{float(x):.7g}" for x in vector) + "]"
-
-
 def _nearest(*, user, vectors: list[np.ndarray]) -> dict[int, np.ndarray]:
     """The user's statements nearest to any of ``vectors`` (CANDIDATES each), with their vectors."""
     if not vectors:
@@ -190,7 +186,7 @@ def _nearest(*, user, vectors: list[np.ndarray]) -> dict[int, np.ndarray]:
             places=", ".join(f"row_number() OVER (ORDER BY d{i}, id) AS p{i}" for i in range(len(vectors))),
             nearest=" OR ".join(f"p{i} <= %(k)s" for i in range(len(vectors))),
         )
-        params = {"owner": user.pk, "k": CANDIDATES, **{f"v{i}": _vector_literal(v) for i, v in enumerate(vectors)}}
+        params = {"owner": user.pk, "k": CANDIDATES, **{f"v{i}": vector_literal(v) for i, v in enumerate(vectors)}}
         cursor.execute(sql, params)
         ids = [pk for (pk,) in cursor.fetchall()]
     return _vectors_of(user=user, ids=ids)
