@@ -96,18 +96,20 @@ _COMPETING_OWNED = """n.retrievable AND n.informative AND n.kind = ANY(%(kinds)s
 _VECTORS_COMPETING = """e.owner_id = %(owner)s AND e.retrievable AND e.kind = ANY(%(kinds)s::text[])
       AND NOT (e.node_id = ANY(%(exclude)s::bigint[]))"""
 # The vector ranking, by the user's plan (``vector_plan``): ``exact`` computes the distance of every one of the
-# user's competing vectors, read by an index-only scan of the owner index that includes them (the MATERIALIZED
-# CTE keeps the planner off the shared HNSW index, which would walk other users' vectors to find this user's);
+# user's competing vectors, read by an index-only scan of the owner index that includes them, as one minus their
+# inner product with the message's (every stored vector has unit length, ``Embedder``'s contract, so that is the
+# cosine distance: half the arithmetic of ``<=>``, which also divides by both norms); ordered by it, the query
+# cannot use the shared HNSW index (built for ``<=>``), which would walk other users' vectors to find this user's;
 # ``index`` walks the HNSW index with an iterative scan (filtering by owner as it goes; relaxed order), takes
 # INDEX_WIDEN times the pool from it and ranks them again by exact distance (the index's approximate order loses
 # some of the nearest otherwise).
 _NEAREST_SQL = {
     "exact": f"""
-mine AS MATERIALIZED (
-    SELECT e.node_id AS id, e.vector <=> %(vector)s::vector AS distance FROM memory_embedding e
+nearest AS (
+    SELECT e.node_id AS id, 1 + (e.vector <#> %(vector)s::vector) AS distance FROM memory_embedding e
     WHERE {_VECTORS_COMPETING}
-),
-nearest AS (SELECT id, distance FROM mine ORDER BY distance, id LIMIT %(pool)s),""",
+    ORDER BY distance, id LIMIT %(pool)s
+),""",
     "index": f"""
 wide AS MATERIALIZED (
     SELECT e.node_id AS id, e.vector <=> %(vector)s::vector AS distance FROM memory_embedding e
