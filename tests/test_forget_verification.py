@@ -44,7 +44,10 @@ def test_the_scoped_scan_finds_the_planted_residue_that_the_full_scan_finds(user
         q["sql"] for q in queries.captured_queries
         if "memory_node" in q["sql"] and ("LIKE" in q["sql"] or "plainto_tsquery" in q["sql"])
     ]
-    assert len(checks) == 1 and "quote_literal('owner:' ||" in checks[0]
+    assert len(checks) == 1 and "array_to_tsvector(memory_owner_words(n.owner_id, n.content)) @@" in checks[0]
+    # The user's own words (no other user's entry is read); only the text's last word may go on in a longer one.
+    query = checks[0].replace("''", "'")  # the tsquery as an SQL literal: its quotes doubled
+    assert f"'{user.pk}:brindlemoor')" in query and f"'{user.pk}:gym':*" in query
     # A history large enough for the HNSW plan finds the same.
     settings.DELLM_RETRIEVAL_EXACT_MAX_ITEMS = 0
     assert verification_scan(user=user, terms=terms, vectors=vectors) == full
@@ -56,6 +59,18 @@ def test_a_text_held_inside_longer_words_is_found_by_its_words_starts(user):
     scan = verification_scan(user=user, terms=["Brindlemoor"], vectors=[])
     assert kept.user_message.pk in scan["keyword_hits"]  # a substring hit: the word is the start of a longer one
     assert scan == verification_scan(user=user, terms=["Brindlemoor"], vectors=[], full=True)
+
+
+def test_only_a_texts_last_word_may_go_on_and_only_the_users_own_words_are_read(user, other_user):
+    mine = say(user, services.conversation_create(user=user), "Note: my locker code is 7391 at Brindlemoor gym.")
+    say(user, services.conversation_create(user=user), "The locker codes at Brindle are 7391s.")
+    theirs = say(other_user, services.conversation_create(user=other_user), "My locker code is 7391 at Brindle.")
+    terms = ["locker code is 7391 at Brindle"]
+    scan = verification_scan(user=user, terms=terms, vectors=[])
+    # "Brindle" is the start of "Brindlemoor"; "code" is not "codes" as a substring of the text, nor "7391" "7391s".
+    assert scan["keyword_hits"] == [mine.user_message.pk]
+    assert scan == verification_scan(user=user, terms=terms, vectors=[], full=True)
+    assert theirs.user_message.pk not in scan["keyword_hits"]
 
 
 def test_a_confirmation_can_ask_for_the_full_scan(api, user):

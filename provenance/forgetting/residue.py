@@ -23,7 +23,7 @@ from django.db import connection
 from pgvector.django import CosineDistance
 
 from memory.models import Embedding, Node
-from memory.retrieval import OWNED_WORDS_MATCH, nearest_within
+from memory.retrieval import OWNED_WORDS_MATCH, nearest_within, owned_holding, owner_term, owner_term_sql
 
 from .hooks import residue_titles
 from .resolution import specific_words
@@ -47,18 +47,17 @@ MIN_LEXEME = 3
 _LEXEMES_SQL = "SELECT DISTINCT lexeme FROM unnest(to_tsvector('english', %(text)s))"
 
 # Each lexeme's document frequency over the user's surviving items, counted up to its ``cap`` + 1 (enough to
-# tell whether it is at most ``cap``), through the per-owner GIN index node_owner_fts: a word most items hold
-# costs no reading of them all. ``query``: the lexeme as a tsquery term.
+# tell whether it is at most ``cap``), through the GIN index of the user's words node_owner_lexemes: a word most
+# items hold costs no reading of them all.
 _DF_SQL = f"""
 SELECT t.lexeme, (
   SELECT count(*) FROM (
-    SELECT FROM memory_node n
+    SELECT FROM {owned_holding(owner_term_sql("t.lexeme"))} n
     WHERE n.owner_id = %(owner)s AND NOT (n.id = ANY(%(exclude)s::bigint[]))
-      AND {OWNED_WORDS_MATCH.replace("%(query)s", "t.query")}
     LIMIT t.cap + 1
   ) holding
 )
-FROM unnest(%(lexemes)s::text[], %(queries)s::text[], %(caps)s::int[]) AS t(lexeme, query, cap)
+FROM unnest(%(lexemes)s::text[], %(caps)s::int[]) AS t(lexeme, cap)
 """
 
 # The items holding any distinctive lexeme, with the lexemes each holds. Found through the GIN index first
@@ -113,6 +112,11 @@ def _or_query(lexemes: list[str]) -> str:
     return " | ".join("'" + lexeme.replace("'", "''") + "'" for lexeme in lexemes)
 
 
+def _owned_or_query(owner_id: int, lexemes: list[str]) -> str:
+    """Any of ``lexemes``, as the user's owner-prefixed words (memory.retrieval.OWNED_WORDS_MATCH)."""
+    return " | ".join(owner_term(owner_id, lexeme) for lexeme in lexemes)
+
+
 def _distinctive(*, user: User, tokens: dict, exclude: list[int], total: int) -> dict[str, str]:
     """The tokens that are rare enough in the user's surviving store to point at the deleted content,
     each with its kind (number, name, rare word)."""
@@ -130,7 +134,6 @@ def _distinctive(*, user: User, tokens: dict, exclude: list[int], total: int) ->
                 "owner": user.pk,
                 "exclude": exclude,
                 "lexemes": lexemes,
-                "queries": [_or_query([lexeme]) for lexeme in lexemes],
                 "caps": [caps[lexeme] for lexeme in lexemes],
             },
         )
@@ -192,7 +195,7 @@ def residue_find(
                     "owner": user.pk,
                     "exclude": sorted(exclude),
                     "only": None if only is None else sorted(only),
-                    "query": _or_query(lexemes),
+                    "query": _owned_or_query(user.pk, lexemes),
                     "lexemes": lexemes,
                     "limit": LIMIT * 4,
                 },

@@ -39,7 +39,7 @@ from django.db.models import QuerySet
 from dellm_site.ai.embedding import get_embedder
 from memory.graph import context_ids
 from memory.models import Node, NodeKind
-from memory.retrieval import OWNED_WORDS_MATCH, vector_literal
+from memory.retrieval import owned_holding, owner_term_sql, vector_literal
 
 from .categories import NAMES_A_KIND, kinds
 from .intent_targets import FRAME_WORDS
@@ -131,9 +131,9 @@ def _lexemes(texts: list[str]) -> list[set[str]]:
 _HOLDERS_SQL = f"""
 SELECT w.lexeme, h.id FROM unnest(%(lexemes)s::text[]) AS w(lexeme)
 CROSS JOIN LATERAL (
-    SELECT n.id FROM memory_node n
+    SELECT n.id FROM {owned_holding(owner_term_sql("w.lexeme"), "n.id, n.retrievable, n.informative, n.kind")} n
     LEFT JOIN chat_message m ON m.node_ptr_id = n.id AND m.owner_id = %(owner)s
-    WHERE n.owner_id = %(owner)s AND {OWNED_WORDS_MATCH.replace("%(query)s", "quote_literal(w.lexeme)")}
+    WHERE n.owner_id = %(owner)s
       AND n.retrievable AND n.informative AND n.kind IN ('message', 'fact') AND m.role IS DISTINCT FROM 'assistant'
     LIMIT {HOLDERS_MAX}
 ) h
