@@ -107,6 +107,16 @@ else:
         }
     }
     EMBEDDED_DATABASE = True
+# Connections come from a pool (psycopg_pool, Django's "pool" option): a chat turn, a request or a task takes an
+# open connection and gives it back when it closes it, instead of starting a database backend (and filling its
+# catalog caches) for each one: a turn's first query took 20-30 ms on a fresh backend. DELLM_DB_POOL=0 turns it off
+# (for a server-side pooler such as PgBouncer in transaction mode, keep it on or set CONN_MAX_AGE there instead).
+if env.bool("DELLM_DB_POOL", default=True):
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": 1,
+        "max_size": env.int("DELLM_DB_POOL_MAX", default=16),
+        "timeout": env.float("DELLM_DB_POOL_TIMEOUT", default=30.0),
+    }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Auth -------------------------------------------------------------------------------

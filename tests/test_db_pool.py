@@ -1,0 +1,31 @@
+"""Connections come from a pool: closing one (as the end of every request, turn and task does) hands it back, and
+the next caller gets the same open database backend instead of starting a new one."""
+
+import pytest
+from django.db import connection
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _backend() -> int:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        return cursor.fetchone()[0]
+
+
+def test_a_closed_connection_goes_back_to_the_pool_and_is_reused():
+    assert connection.pool is not None
+    backends = []
+    for _ in range(10):
+        backends.append(_backend())
+        connection.close()
+        assert connection.connection is None
+    # Ten requests one after the other: the pool's few open backends serve them all (without it, ten were started).
+    assert len(set(backends)) <= 2, backends
+
+
+def test_settings_made_on_a_new_connection_hold_on_every_reused_one():
+    connection.close()
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW hnsw.iterative_scan")
+        assert cursor.fetchone()[0] == "strict_order"
