@@ -37,6 +37,9 @@ context.
 
 from __future__ import annotations
 
+import threading
+import time
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -62,6 +65,14 @@ POOL_PER_SLOT = 4
 RARE_SHARE = 0.1
 RARE_FLOOR = 3
 RARE_MAX = 100
+# A word too common to rank by stays so while the store grows (it only gains holders): once a query finds one in a
+# store of at least COMMON_WORDS_MIN_ITEMS (where the limit is RARE_MAX, whatever the size), the user's later queries
+# skip counting its holders (a common word's whole index entry read, about a millisecond a word at 100,000 items)
+# for COMMON_WORDS_TTL_S, in this process. A deletion may make one rare again: it is counted again once the entry
+# expires (this changes only how the user's surviving items are ranked). At most COMMON_WORDS_USERS users are kept.
+COMMON_WORDS_MIN_ITEMS = 5000
+COMMON_WORDS_TTL_S = 300.0
+COMMON_WORDS_USERS = 10000
 # The store's size in BM25's idf is counted up to this many items (counting all of a large store's items costs
 # more than the rest of the query; past it, a word's weight depends on how many items hold it, not on the size).
 CORPUS_MAX = 10000
@@ -160,6 +171,7 @@ frequency AS MATERIALIZED (
         ) holding
     ) AS df
     FROM unnest(tsvector_to_array(to_tsvector('english', %(text)s))) AS lexeme
+    WHERE lexeme <> ALL(%(common)s::text[])
 ),
 rare AS (
     SELECT f.lexeme, ln(1 + (c.items - f.df + 0.5) / (f.df + 0.5)) AS idf
@@ -187,7 +199,8 @@ fused AS (
 SELECT n.*, 1 - (e.vector <=> %(vector)s::vector) AS similarity, f.fused,
        tsvector_to_array({document}) AS words,
        ARRAY(SELECT src_id FROM provenance_edge WHERE dst_id = n.id) AS sources,
-       coalesce(fact.rectified, false) AS rectified
+       coalesce(fact.rectified, false) AS rectified,
+       (SELECT array_agg(q.lexeme) FROM frequency q, rare_limit l WHERE q.df > l.most) AS common_words
 FROM fused f JOIN memory_node n ON n.id = f.id JOIN memory_embedding e ON e.node_id = f.id
      LEFT JOIN memory_fact fact ON fact.node_ptr_id = n.id
 WHERE e.vector <=> %(vector)s::vector <= %(max_distance)s
@@ -249,6 +262,32 @@ def _context_sql(plan: str) -> str:
         competing_owned=_COMPETING_OWNED,
         owner_words=_OWNER_WORDS,
     )
+
+
+_common_words: OrderedDict[int, tuple[float, frozenset[str]]] = OrderedDict()
+_common_lock = threading.Lock()
+
+
+def _known_common(owner_id: int) -> list[str]:
+    """The words known to be too common to rank by in the user's store (see COMMON_WORDS_MIN_ITEMS)."""
+    with _common_lock:
+        entry = _common_words.get(owner_id)
+        if entry is None or entry[0] <= time.monotonic():
+            _common_words.pop(owner_id, None)
+            return []
+        _common_words.move_to_end(owner_id)
+        return sorted(entry[1])
+
+
+def _learn_common(owner_id: int, words: list[str] | None) -> None:
+    if not words:
+        return
+    with _common_lock:
+        expires, known = _common_words.get(owner_id, (time.monotonic() + COMMON_WORDS_TTL_S, frozenset()))
+        _common_words[owner_id] = (expires, known | frozenset(words))
+        _common_words.move_to_end(owner_id)
+        while len(_common_words) > COMMON_WORDS_USERS:
+            _common_words.popitem(last=False)
 
 
 @dataclass(frozen=True)
@@ -314,10 +353,14 @@ def context_retrieve(
     items = _items_up_to(user.pk, max(settings.DELLM_RETRIEVAL_EXACT_MAX_ITEMS + 1, CORPUS_MAX))
     plan = _plan_for(items)
     params["corpus"] = min(items, CORPUS_MAX)
+    remembers = items >= COMMON_WORDS_MIN_ITEMS
+    params["common"] = _known_common(user.pk) if remembers else []
     with transaction.atomic():
         with connection.cursor() as cursor:
             query_settings(cursor, plan)
         candidates = list(Node.objects.raw(_context_sql(plan), params))
+    if remembers and candidates:
+        _learn_common(user.pk, candidates[0].common_words)
     present = {candidate.pk for candidate in candidates}
     chosen: list[Node] = []
     for candidate in candidates:

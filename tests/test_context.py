@@ -285,3 +285,30 @@ def test_the_llm_is_given_exactly_the_context_and_every_item_gets_its_edge(user,
     client = APIClient()
     client.force_authenticate(user=user)
     assert client.get(f"/api/messages/{result.reply.pk}/influence/").json()["context"] == result.context
+
+
+def test_words_found_too_common_to_rank_by_are_not_counted_again_for_a_while(user, other_user, monkeypatch):
+    from memory import retrieval
+
+    monkeypatch.setattr(retrieval, "COMMON_WORDS_MIN_ITEMS", 1)
+    conversation = Conversation.objects.create(owner=user)
+    for day in range(8):
+        store(user, f"I went sailing on weekend {day}.", 0.5 + day / 100, conversation)
+    sheldon = store(user, "My tortoise Sheldon sails too.", 0.3, conversation)
+    text = "Who went sailing with Sheldon?"
+    first = [r.node.pk for r in context_retrieve(user=user, query_vector=E0, text=text)]
+    assert sheldon.pk in first
+    known = retrieval._known_common(user.pk)
+    assert "sail" in known and "sheldon" not in known  # eight holders of nine items is common; one is rare
+    assert retrieval._known_common(other_user.pk) == []
+    with CaptureQueriesContext(connection) as captured:
+        again = [r.node.pk for r in context_retrieve(user=user, query_vector=E0, text=text)]
+    assert again == first
+    query = next(q["sql"] for q in captured.captured_queries if "frequency AS" in q["sql"])
+    passed = re.search(r"lexeme <> ALL\('\{([^}]*)\}'::text\[\]\)", query).group(1).split(",")
+    assert "sail" in passed and "sheldon" not in passed  # the known common words' holders are not counted again
+    # Without a remembered verdict (it expired) the word is counted again, with the same result.
+    monkeypatch.setattr(retrieval, "COMMON_WORDS_TTL_S", 0.0)
+    retrieval._common_words.clear()
+    assert [r.node.pk for r in context_retrieve(user=user, query_vector=E0, text=text)] == first
+    assert retrieval._known_common(user.pk) == []
