@@ -29,7 +29,8 @@ the owner filter decides the cost, so the vector ranking takes a plan per user b
 (``vector_plan``: every vector compared for a small one, read from the owner index that includes them; the HNSW
 index with an iterative scan for a large one), and the word ranking finds the user's items holding a word through
 an index of owner-prefixed words of the items that may enter a context (``node_owner_words``: one entry per user and
-word). The embedding row carries what the ranking filters on (owner, kind, and retrievable AND informative, kept by
+word; a word found too common to rank by in a large store is not counted again for a while). The embedding row
+carries what the ranking filters on (owner, kind, and retrievable AND informative, kept by
 triggers), so the vector ranking never reads memory_node, and the HNSW index holds only the vectors that may enter a
 context.
 ``scripts/retrieval_plans.py`` measures the plans; README, "Retrieval at scale", has the numbers.
