@@ -35,8 +35,16 @@ class DatasetInfo:
     original: str | None = None  # the database to switch back to
 
 
-def _use(name: str) -> None:
+def _disconnect() -> None:
+    """No connection of this process left open to the current database, pooled ones included (a pool keeps its
+    connections to the database it was made for, and a database with connections can be neither copied nor
+    dropped)."""
     connection.close()
+    connection.close_pool()
+
+
+def _use(name: str) -> None:
+    _disconnect()
     connection.settings_dict["NAME"] = name
 
 
@@ -74,7 +82,7 @@ def dataset_ready(*, spec: ScaleSpec, reload: bool, in_place: bool, stdout) -> D
     reused = stored is not None and stored.get("fingerprint") == wanted
     if not reused:
         stdout.write(f"loading the {spec.name} scale dataset into {template} (once; later runs reuse it)...")
-        connection.close()
+        _disconnect()
         _maintenance(
             [
                 (f'DROP DATABASE IF EXISTS "{template}" WITH (FORCE)', []),
@@ -83,11 +91,11 @@ def dataset_ready(*, spec: ScaleSpec, reload: bool, in_place: bool, stdout) -> D
         )
         _use(template)
         report = scale_load(spec=spec, fresh=True, stdout=stdout)
-        connection.close()
+        _disconnect()
         stored = {"fingerprint": wanted, "load": report.to_dict()}
         _maintenance([(f'COMMENT ON DATABASE "{template}" IS %s', [json.dumps(stored)])])
         _use(original)
-    connection.close()
+    _disconnect()
     started = time.perf_counter()
     _maintenance(
         [
