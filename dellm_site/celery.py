@@ -32,10 +32,19 @@ def _warm_up_if_asked() -> None:
         warm_up_in_background()
 
 
+def inherited_pools_drop() -> None:
+    """A forked process makes its own database connection pool: one inherited from its parent (psycopg_pool is not
+    fork-safe: its connections' sockets would be shared with the parent) is left alone, unused."""
+    from django.db.backends.postgresql.base import DatabaseWrapper
+
+    DatabaseWrapper._connection_pools.clear()
+
+
 @worker_process_init.connect
 def _warm_pool_process(**kwargs):
-    """Each process that runs tasks (a prefork child, or a solo worker) loads the models as it starts, in the
-    background: a prefork child must report itself alive within seconds."""
+    """Each process that runs tasks (a prefork child, or a solo worker) drops any database pool it inherited and
+    loads the models as it starts, in the background: a prefork child must report itself alive within seconds."""
+    inherited_pools_drop()
     _warm_up_if_asked()
 
 

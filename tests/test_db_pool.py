@@ -29,3 +29,18 @@ def test_settings_made_on_a_new_connection_hold_on_every_reused_one():
     with connection.cursor() as cursor:
         cursor.execute("SHOW hnsw.iterative_scan")
         assert cursor.fetchone()[0] == "strict_order"
+
+
+def test_a_forked_task_process_makes_its_own_pool():
+    from dellm_site.celery import inherited_pools_drop
+
+    inherited = connection.pool
+    _backend()
+    connection.close()
+    try:
+        inherited_pools_drop()
+        assert connection.pool is not inherited  # a new pool, with connections of its own
+        _backend()
+        connection.close()
+    finally:
+        inherited.close()
