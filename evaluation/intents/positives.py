@@ -117,6 +117,13 @@ IDIOM = {
     "unhear": ["unhear what I said about {N}", "unhear {N}", "unsee what I wrote about {N}"],
     "cross_off": ["cross {N} off your list of things about me", "cross out what I said about {N}"],
     "undo": ["undo what I told you about {N}", "undo me telling you {C}"],
+    "make_gone": ["make {N} gone [from your memory|]", "make {N} disappear from your memory",
+                  "can you make {N} vanish from what you know?", "{N} - make it gone", "make that go away, {N}"],
+    "unknow": ["un-know {N}", "unknow that {C}", "can you like un-know {N}", "un-see {N} please"],
+    "act_never": ["act like you never saw {N}", "act like you never heard about {N}",
+                  "pretend you never got {N}", "behave as if you didn't know {N}"],
+    "kill_it": ["{N}, kill that [pls|please|]", "kill it, {N} I mean", "{N}? kill that from your memory"],
+    "not_for_records": ["{N} is not for your records", "{N}, not for ur memory", "{N} was not for your notes"],
 }
 STOP = {
     "stop_remembering": ["stop remembering {N}", "stop remembering that {C}", "quit remembering {N}"],
@@ -227,6 +234,33 @@ _SENT = {
         "remove_traces": ["remove all traces of {N}", "leave no trace of {N} in your memory"],
         "shouldnt_know": ["you shouldn't know {N} anymore", "you shouldn't be keeping {N}"],
         "no_longer_want": ["I no longer want you to have {N} on file", "I don't want you having {N} any more"],
+        "no_need": ["no need to remember {N}", "no need for you to keep {N}", "there's no need to store {N}",
+                    "{N} - no need remember that"],
+        "better_you_not": ["{N}, better you don't have this", "better you not remember {N}",
+                           "{N}... better if u forget it"],
+    },
+    # Learner grammar and telegraphic text: what a request looks like from someone still learning English.
+    "learner": {
+        "you_can_q": ["{N}, you can delete it?", "you can remove {N}?", "{N} I give you before, you can forget it?"],
+        "please_to": ["please to delete {N} from you", "please not to remember {N}", "please you erase {N}"],
+        "i_no_want": ["I no want you remember {N}", "{N}... I no want that in your memory",
+                      "I don't want you keep {N} anymore"],
+        "telegraphic": ["{N} I give, you delete, ok?", "{N} - you forget, ok", "{N}. delete. thanks"],
+        "text_speak": ["pls rmv {N}", "del {N} pls", "{N} pls 4get", "plz dlt {N} frm ur memory"],
+        "would_like_not_have": ["I would like you to not have saved {N}", "I prefer you forget {N}",
+                                "I want you not to have {N}"],
+    },
+    # Requests with the word that matters in another language (glossed into English by the detector).
+    "mixed": {
+        "spanish": ["porfa borra {N}", "olvida lo de {N} [pls|por favor|]", "{N}... bórralo porfa",
+                    "olvídate de {N}", "por favor elimina {N}", "no quiero que guardes {N}", "{N}, olvida eso"],
+        "portuguese": ["apaga {N} pfv", "esquece {N} ok?", "pode esquecer {N}?", "{N}, apaga aí",
+                       "não quero que saibas {N}, delete", "por favor esqueça {N}"],
+        "hindi": ["{N} hata do pls", "{N} wali baat bhool ja", "{N} delete kar do", "{N} mita do yaar",
+                  "please {N} bhool jao"],
+        "polish": ["{N}. zapomnij", "usuń {N} please", "skasuj {N}", "{N} - usuń to"],
+        "french_italian_german": ["efface {N}", "oublie {N} s'il te plaît", "dimentica {N}", "cancella {N}",
+                                  "vergiss {N} bitte", "lösch {N}"],
     },
 }
 

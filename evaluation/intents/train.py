@@ -6,11 +6,11 @@ the regularisation, the calibration and the two thresholds are fitted to scores 
 model had not seen, as the held-out families will be. The final weights are then fitted on all training families.
 The held-out families are not read here.
 
-The independently written sets named in ``TRAINING_SETS`` (``independent_{a,b,d,e,f,g}.jsonl``: other authors'
+The independently written sets named in ``TRAINING_SETS`` (``independent_{a,b,d,e,f,g,i}.jsonl``: other authors'
 phrasings of requests, ordinary messages, statements) join the training data, repeated ``INDEPENDENT_WEIGHT``
 times so their few hundred messages count against thousands of templated ones; ``independent_c.jsonl``,
-``independent_h.jsonl`` and ``handwritten.jsonl`` are never read here (``c`` and ``h`` are the held-out checks of how
-the detector does on phrasings nobody tuned it to).
+``independent_h.jsonl``, ``independent_j.jsonl`` and ``handwritten.jsonl`` are never read here (``c``, ``h`` and ``j``
+are the held-out checks of how the detector does on phrasings nobody tuned it to).
 """
 
 from __future__ import annotations
@@ -22,12 +22,14 @@ from functools import cache
 import numpy as np
 
 from dellm_site.ai.embedding import get_embedder
+from provenance.forgetting.intent import embedding_text
 from provenance.forgetting.intent_signals import SIGNAL_NAMES, signals
 
 from .corpus import SEED, Example, corpus_generate, corpus_hash
 
 INDEPENDENT_WEIGHT = 4
-TRAINING_SETS = ("independent_a", "independent_b", "independent_d", "independent_e", "independent_f", "independent_g")
+TRAINING_SETS = ("independent_a", "independent_b", "independent_d", "independent_e", "independent_f", "independent_g",
+                 "independent_i")
 
 
 def independent_training(split: str, sets: tuple[str, ...] = TRAINING_SETS) -> list[Example]:
@@ -179,7 +181,8 @@ def intent_train(
     # ``vectors``: texts already embedded (the cross-check trains five times on nearly the same corpus).
     vectors = {} if vectors is None else vectors
     texts = [t for t in dict.fromkeys([e.text for e in train] + [e.text for e in nested]) if t not in vectors]
-    vectors.update(zip(texts, embed_texts(texts, log), strict=True))
+    # Each text as the detector embeds it: other languages' request words glossed in English.
+    vectors.update(zip(texts, embed_texts([embedding_text(t) for t in texts], log), strict=True))
     dims = embedder.dimensions
     heads = {}
     for name, rules_only, grid, targets in (

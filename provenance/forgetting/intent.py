@@ -21,11 +21,13 @@ from django.conf import settings
 from dellm_site.ai.embedding import get_embedder
 from dellm_site.errors import ApplicationError
 
-from .intent_signals import has_cue, keeps_only, signals
+from .intent_languages import gloss
+from .intent_signals import MAX_CHARS, has_cue, keeps_only, signals
 from .intent_targets import extract_targets, is_vague, request_gist
 
 __all__ = [
-    "Intent", "MODEL_PATH", "forget_request_target", "intent_classify", "intent_detect", "intent_model",
+    "Intent", "MODEL_PATH", "embedding_text", "forget_request_target", "intent_classify", "intent_detect",
+    "intent_model",
     "intent_model_using", "is_vague",
 ]
 
@@ -182,6 +184,12 @@ def intent_classify(text: str, embedding: np.ndarray | None) -> Intent:
     return Intent(outcome, round(confidence, 4), targets)
 
 
+def embedding_text(text: str) -> str:
+    """What the detector embeds for ``text``: the message with other languages' request words (and chat shorthand
+    for them) in English, as ``intent_languages.gloss`` writes it; the message itself when it has none."""
+    return gloss(text[:MAX_CHARS]) if text else ""
+
+
 def intent_detect(text: str, *, vector=None) -> Intent:
     """Does ``text`` ask the assistant to forget something, how sure is that, and what does it name?
 
@@ -190,10 +198,16 @@ def intent_detect(text: str, *, vector=None) -> Intent:
     signals are scored together. With any other embedder (an OpenAI one, say), or when embedding fails, only the
     rule signals are scored, by a second set of weights trained on them alone, with more conservative thresholds:
     "forget" needs a higher probability and more requests come back as "ask".
+
+    A message with words of another language that ask for something to go ("porfa borra lo de Ramiro") is read
+    as its English gloss (``embedding_text``): that text is embedded (``vector`` is then not used) and scored.
     """
     if not (text or "").strip():
         return Intent(NONE, 0.0, [])
     model = intent_model()
+    english = embedding_text(text)
+    if english != text[:MAX_CHARS]:
+        text, vector = english, None
     embedding = _vector_for(model, text, vector)
     intent = intent_classify(text, embedding)
     if intent.outcome == FORGET or embedding is None or not has_cue(text):
