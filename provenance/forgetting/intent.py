@@ -213,8 +213,8 @@ def intent_detect(text: str, *, vector=None) -> Intent:
     if intent.outcome == FORGET or embedding is None or not has_cue(text):
         return intent
     # A long target ("forget that the author's father was a doctor in Taipei and ...") can drown the request in
-    # its own topic. Judged again with the target set aside, a request that is then sure is asked about: never
-    # more than "ask", so this second look cannot add a false alarm. Costs one more embedding, only here.
+    # its own topic. Judged again with the target set aside, a request that is then recognised is asked about:
+    # never more than "ask", so this second look cannot add a false alarm. Costs one more embedding, only here.
     targets = intent.targets or extract_targets(text)
     frame = text
     for target in targets:
@@ -222,9 +222,9 @@ def intent_detect(text: str, *, vector=None) -> Intent:
     if frame == text:
         return intent
     again = intent_classify(frame, _vector_for(model, frame, None))
-    if again.outcome != FORGET:
+    if again.outcome == NONE:
         return intent
-    if intent.outcome == ASK and signals(text)["rule_request"]:
+    if again.outcome == FORGET and intent.outcome == ASK and signals(text)["rule_request"]:
         # Already unsure, and shaped like a request at every rule ("forget that ..."): sure.
         return Intent(FORGET, again.confidence, targets)
     return Intent(ASK, max(intent.confidence, _thresholds(model.full)[1]), targets)

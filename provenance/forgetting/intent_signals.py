@@ -180,13 +180,14 @@ _EVERYDAY = re.compile(
     # On a device: "clear the history on the kids' iPad"
     r"|\bon (?:the|my|his|her|our|their|a|an|[a-z]+'s?) (?:[a-z'-]+ )?(?:ipad|iphone|phone|laptop|tablet|computer|pc|"
     r"mac|tv|kindle|router|android|console|xbox|playstation|ps5|switch)\b"
+    r"(?! (?:number|numbers|no|bill|bills|call|calls|plan|contract)\b)"
     # The assistant's last suggestion set aside: "scrap that last idea", "forget the previous option"
     r"|\b(?:that|the|this|your) (?:last|previous|first|second|third|other) (?:idea|suggestion|option|one|version|"
     r"answer|reply|attempt|joke|draft|calculation|example|question|name|title|paragraph|line|point|recipe|plan)s?\b"
     r"|\bwipe the floor with\b|\bstrike ?through\b"
 )
 _KEEP = re.compile(
-    r"\b(?:remember (?:that|this|my|:)|keep in mind|"
+    r"(?<!-)(?<!\bun)\b(?:remember (?:that|this|my|:)|keep in mind|"
     r"bear in mind|make a note|note that|for future reference|fyi|save this|store (?:this|the fact)|"
     r"keep (?:a record|this|that|track)|hold on to|keep hold of|just so you (?:know|remember)|here's some context|"
     r"let me tell you about|a bit about me|something you should know|between you and me|keep this|confidential|"
@@ -227,11 +228,16 @@ _GENERIC = re.compile(
     r"\bhow (?:does|do) (?:your|the) memory\b|\bwhat do you (?:know|remember)\b|\bdo you (?:store|keep|remember)\b|"
     r"\bhow long do you keep\b"
 )
+_NOT_OTHERS = (r"(?![^.?!]{0,40}?\b(?:to|with|on) (?:my|his|her|their|our|the|everyone|people)\b)"
+               r"(?! (?:\w+ )?(?:my|his|her|their|our|him|them|everyone|people)\b)")
 _WISH = re.compile(
     r"\bi(?:'d| would) rather you\b|\bi (?:don't|do not|no longer) want you\b|\bi wish you\b|\bi(?:'d| would) prefer\b|"
-    r"\bpretend\b|\bact (?:as if|like) i\b|\bi regret (?:telling|sharing|mentioning|saying|that)\b|"
-    r"\bi (?:shouldn't|should not|never should) have (?:told|said|mentioned|shared)\b|"
-    r"\bi wish i(?: hadn't| had not|'d never| never)\b|\bnever said\b|\b(?:take|taking) (?:it |that |"
+    # A regret about telling someone else ("I regret telling my sister") is not one about telling the assistant.
+    rf"\bpretend\b|\bact (?:as if|like) i\b|"
+    rf"\bi regret (?:telling|sharing|mentioning|saying|that)\b{_NOT_OTHERS}|"
+    rf"\bi (?:shouldn't|should not|never should) have (?:told|said|mentioned|shared)\b{_NOT_OTHERS}|"
+    rf"\bi wish i(?: hadn't| had not|'d never| never)\b{_NOT_OTHERS}|\bnever said\b{_NOT_OTHERS}|"
+    r"\b(?:take|taking) (?:it |that |"
     r"this )?back\b|\bretract|\bunsaid\b|"
     r"\bnot comfortable with you\b|\buneasy about you\b|\bi (?:don't|do not) want .{1,60} (?:stored|kept|saved|"
     r"sitting|remembered|recorded|logged|noted|written down)\b|\brather (?:you|if you) (?:didn't|did not|wouldn't|"
@@ -273,16 +279,17 @@ _COMPLAINT = re.compile(
     r"\bnot what i (?:told|said)\b|\byou (?:mixed|got) .{0,30}(?:up|wrong|backwards)\b|"
     r"\b(?:why|how come) (?:did|do|would|didn't|don't|can't|won't|haven't) you\b|\byou (?:were supposed to|should "
     r"have|should've|still don't|don't even)\b|\byou got .{1,40} wrong\b|\btold you .{1,60} (?:already|before)\b"
-    r"|\b(?:you|u) (?:clearly |obviously |really |still |just |even )?(?:don't|do not|didn't|never) "
-    r"(?:remember|recall)\b(?! (?:it|this|that|anymore|any more|my|the|what|where|who|how)\b)"
+    r"|\b(?:you|u) (?:clearly|obviously|really|still|even|seriously) (?:don't|do not|didn't|never) "
+    r"(?:remember|recall)\b"
+    r"|\b(?:you|u) (?:don't|do not|didn't|never) (?:remember|recall) (?:anything|a thing|a single thing|any of it)\b"
 )
 # "Do you still know my address?", "show me what you've stored": asking what is remembered.
 _WHAT_YOU_KNOW = re.compile(
     r"\b(?:do|did|can|could|will|are|have) you (?:still |really |actually |even |ever )?(?:know|remember|recall|store|"
     r"keep|have|save|see)\b|\bshow me what you\b|\b(?:list|tell me) (?:the facts|what|everything) you\b|"
     r"\bwhat (?:do|have|did) you (?:know|remember|stored?|kept|keep|saved)\b|\bwhat data\b|\bremind me what\b"
-    r"|\b(?:did|have) i (?:ever |already |even )?(?:tell|told|mention|mentioned|give|gave|say|said|send|sent|share|"
-    r"shared)\b|\bi (?:don't|do not|can't|cannot) remember (?:if|whether) i\b"
+    r"|(?<!\bwhy )\b(?:did|have) i (?:ever |already |even )?(?:tell|told|mention|mentioned|give|gave|say|said|send|"
+    r"sent|share|shared)\b|\bi (?:don't|do not|can't|cannot) remember (?:if|whether) i\b"
 )
 # "Stop using bullet points", "don't mention my age in the bio": an instruction about anything but memory.
 _STOP_OTHER = re.compile(
@@ -315,20 +322,22 @@ _PASSIVE = re.compile(
 _USER_DOES_IT = re.compile(
     rf"\b(?:i|we)(?:'m| am|'re| are)? (?:want|need|'d like|would like|have|plan|planning|going|gonna|will|'ll|"
     rf"try|trying|decided|hope|hoping)(?: to)? (?:finally |just |also )?(?:{DELETE_VERBS})\b"
-    r"(?![^.?!]{0,50}\b(?:you|your|u|ur|yours)\b)"
+    r"(?![^.?!]*\b(?:you|your|u|ur|yours)\b)"
 )
 # Something told to someone else, or posted somewhere: regret about it is no request to the assistant ("I regret
 # telling my sister about the loan", "I shouldn't have posted that on insta").
 _TOLD_OTHERS = re.compile(
     r"\b(?:told|tell|telling|said|saying|mentioned|mentioning|shared|sharing|posted|posting|sent|sending|showed|"
-    r"showing|texted|texting)\b(?:(?! (?:you|u)\b) [\w']+){0,4}? (?:to|with|on|in front of) (?:my|his|her|their|"
+    r"showing|texted|texting)\b(?:(?! (?:you|u|about|i|i'm|where|how|what|any|all|every|everything)\b) [\w']+){0,2}? "
+    r"(?:to|with|on|in front of) (?:my|his|her|their|"
     r"our|the|a|an|everyone|everybody|people|instagram|insta|facebook|twitter|tiktok|whatsapp)\b(?! (?:memory|chat)\b)"
     r"|\b(?:told|tell|telling|texted|texting) (?:my|his|her|our|their) [a-z]+"
 )
 # "Forget it, I'll just call them myself", "never mind, I found it": giving up on the current question.
 _NEVER_MIND = re.compile(
-    r"\b(?:forget it|forget that|never mind|nevermind|nvm)\b[,.!;:-]* (?:i'll|i will|i'm|i can|i found|i figured|"
-    r"i got|i'll just|let's|lets|we'll|just|i just|i already|found it|figured it)\b"
+    r"(?:\b(?:forget it|never mind|nevermind|nvm)\b[,.!;:-]*|\bforget that\b[,.!;:-]+) (?:i'll|i will|i can|i found|"
+    r"i figured|i got|i'll just|let's|lets|we'll|just|i just|i already|found it|figured it|i'm (?:going|gonna|just|"
+    r"done|good|fine))\b"
 )
 # A text to write, translate or polish that itself asks for something to go: "Translate into German: 'Please
 # forget what I said'", "help me write polite email: please remove me from your mailing list".
@@ -373,7 +382,8 @@ SIGNAL_NAMES = [*SIGNALS, "first_person_target", "request_cue", "ordinary_cue", 
 
 
 # Words that turn what follows around: "I don't want you to remember that", "I'd prefer you forgot".
-_TURNED = re.compile(r"\b(?:don't|do not|no longer|stop|never|not|rather|wish|prefer|if|better|knowing|unless)\b"
+_TURNED = re.compile(r"\b(?:don't|do not|no longer|stop|never|not|rather|wish|prefer|if|better|knowing|unless|"
+                     r"no need)\b"
                      r"[^.?!]{0,24}$")
 _UNLESS_TURNED = {"keep_request", "complaint_or_hypothetical"}
 
@@ -393,6 +403,14 @@ _CUE = re.compile(
     rf"(?:{_KEEP_VERBS}|know(?:ing)?|track(?:ing)?|hav(?:e|ing))\b|"
     r"\b(?:take|taking|took|leave|leaving|keep|keeping) (?:[\w'-]+ ){0,4}?(?:out|off)\b|"
     r"\b(?:unsee|unhear|unknow|unlearn|unremember|un-remember|unsaid|unsay)\b|\berasure\b|\bright to be forgotten\b"
+    # Metaphors: "let it fade", "bury what I told you", "that never happened", "into the void"
+    r"|\b(?:fade|fades|bury|burn|vanish|disappear|dissolve|evaporate)\b|\bnever happened\b"
+    r"|\b(?:the|a) (?:void|shredder)\b"
+    r"|\bgo up in smoke\b|\bwithdraw(?:n)?\b"
+    # "cease to remember", "let it go from your side", "not something I want kept", "didn't live in your memory"
+    rf"|\bcease (?:to )?(?:{_KEEP_VERBS}|know(?:ing)?)\b|\blet (?:it|that|this|them) go\b"
+    r"|\bnot something (?:i|you) (?:want|need)\b|\b(?:didn't|did not|wouldn't|would not|doesn't|does not) (?:live|stay|"
+    r"sit|remain) in your\b"
 )
 
 
