@@ -119,6 +119,43 @@ def test_same_words_in_ordinary_messages_are_not_requests(text, vectors):
     assert intent.intent_detect(text, vector=vectors[text]).outcome != "forget"
 
 
-def test_a_mixed_request_is_scored_as_its_english_gloss(vectors):
+def test_a_mixed_request_is_embedded_as_written_and_ruled_on_as_its_gloss(vectors):
     text = MIXED_REQUESTS[0]
-    assert intent.intent_detect(text, vector=vectors[text]) == intent.intent_detect(gloss(text))
+    assert gloss(text) != text
+    # The turn's own vector of the message serves: no second embedding of the gloss.
+    assert intent.intent_detect(text, vector=vectors[text]) == intent.intent_detect(text)
+    assert signals(text) == signals(gloss(text))
+    assert signals(text)["rule_request"]
+
+
+def test_everything_the_user_said_is_a_target_not_a_question_about_memory():
+    assert not signals("forget everything I just said")["generic_memory_question"]
+    assert not signals("delete everything i've told you today")["generic_memory_question"]
+    assert signals("forget everything I just said")["rule_request"]
+    assert signals("do you forget everything I say?")["generic_memory_question"]
+    assert signals("Can you forget things the way humans do?")["generic_memory_question"]
+
+
+def test_a_stated_fact_after_that_is_a_clause_not_a_dismissal():
+    for text in ("Forget that I'm vegan, so I have to be careful with food",
+                 "Forget that my sister lives in Porto",
+                 "Forget that Nikolai Abilov's father was a highly esteemed artist"):
+        assert signals(text)["that_clause"], text
+    for text in ("ok forget that, I'll do it later", "scrap that last idea", "delete that file from the repo",
+                 "forget that stupid joke I made"):
+        assert not signals(text)["that_clause"], text
+    assert signals("ok forget that I'll do it later")["never_mind"]
+
+
+def test_a_target_tidied_of_its_closing_quote_is_still_set_aside():
+    text = 'Forget that the novel was called "Red Dust Road."'
+    assert intent._set_aside(text, 'the novel was called "Red Dust Road"') == 'Forget that this"'
+    assert intent._set_aside("Forget that I live in Porto", "I live in Porto") == "Forget that this"
+    assert intent._set_aside("Forget it", "something else entirely") == "Forget it"
+
+
+def test_a_long_stated_fact_to_forget_is_sure():
+    text = ("Forget that Basil Mahfouz Al-Kuwaiti's writing style is known for its lyrical prose, intricate plot "
+            "lines, and vividly drawn characters")
+    assert intent.intent_detect(text).outcome == "forget"
+    assert intent.intent_detect("ok forget that, I'll do it later").outcome == "none"

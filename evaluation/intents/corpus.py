@@ -19,6 +19,9 @@ from .slots import split_list
 
 SEED = 20240611
 TEST_SHARE = 0.3
+# The training families of each kind, dealt into this many validation folds: each fold holds one share out as
+# "dev_test", so every training family is scored once by a model that never saw it.
+NESTED_FOLDS = 3
 PER_POSITIVE_FAMILY = 48
 PER_NEGATIVE_FAMILY = 60
 
@@ -142,7 +145,7 @@ def _skeleton_negative(template: str, frames: str | None, split: str, rng: rando
     return rng.choice(_NEG_WRAPS[split]).replace("{S}", template)
 
 
-def _family_splits(seed: int, nested: bool = False) -> dict[str, str]:
+def _family_splits(seed: int, nested: bool = False, fold: int = 0) -> dict[str, str]:
     kinds: dict[str, list[str]] = {}
     for family, kind, *_ in positives.FAMILIES + negatives.FAMILIES:
         kinds.setdefault(kind, []).append(family)
@@ -154,20 +157,20 @@ def _family_splits(seed: int, nested: bool = False) -> dict[str, str]:
         if nested:
             order = order[held:]
             random.Random(f"{seed}:dev:{kind}").shuffle(order)
-            held = max(1, round(TEST_SHARE * len(order)))
-            splits.update({f: ("dev_test" if i < held else "dev_train") for i, f in enumerate(order)})
+            splits.update({f: ("dev_test" if i % NESTED_FOLDS == fold else "dev_train") for i, f in enumerate(order)})
         else:
             splits.update({f: ("test" if i < held else "train") for i, f in enumerate(order)})
     return splits
 
 
-def corpus_generate(seed: int = SEED, nested: bool = False) -> list[Example]:
+def corpus_generate(seed: int = SEED, nested: bool = False, fold: int = 0) -> list[Example]:
     """Every example of the corpus, deterministic for a given ``seed``; duplicates (after casing) dropped.
 
     ``nested``: the same protocol inside the training families only, for validation while training: their
     families, frames, reasons and slot values split again into "dev_train" and "dev_test"; no held-out material.
+    ``fold`` (below ``NESTED_FOLDS``) says which share of each kind's training families is "dev_test".
     """
-    splits = _family_splits(seed, nested)
+    splits = _family_splits(seed, nested, fold)
     seen: set[str] = set()
     examples: list[Example] = []
     jobs = [(f, k, t, 1, vp) for f, k, t, vp in positives.FAMILIES] + [

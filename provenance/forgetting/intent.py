@@ -21,13 +21,11 @@ from django.conf import settings
 from dellm_site.ai.embedding import get_embedder
 from dellm_site.errors import ApplicationError
 
-from .intent_languages import gloss
-from .intent_signals import MAX_CHARS, has_cue, keeps_only, signals
+from .intent_signals import has_cue, keeps_only, signals
 from .intent_targets import extract_targets, is_vague, request_gist
 
 __all__ = [
-    "Intent", "MODEL_PATH", "embedding_text", "forget_request_target", "intent_classify", "intent_detect",
-    "intent_model",
+    "Intent", "MODEL_PATH", "forget_request_target", "intent_classify", "intent_detect", "intent_model",
     "intent_model_using", "is_vague",
 ]
 
@@ -184,10 +182,13 @@ def intent_classify(text: str, embedding: np.ndarray | None) -> Intent:
     return Intent(outcome, round(confidence, 4), targets)
 
 
-def embedding_text(text: str) -> str:
-    """What the detector embeds for ``text``: the message with other languages' request words (and chat shorthand
-    for them) in English, as ``intent_languages.gloss`` writes it; the message itself when it has none."""
-    return gloss(text[:MAX_CHARS]) if text else ""
+def _set_aside(text: str, target: str) -> str:
+    """``text`` with ``target`` replaced by "this"; a target tidied of a quote's closing punctuation ('... Road"'
+    for '... Road."') is found by its first half and replaced over its own length."""
+    if target in text:
+        return text.replace(target, "this")
+    start = text.find(target[: len(target) // 2])
+    return text if start < 0 else text[:start] + "this" + text[start + len(target):]
 
 
 def intent_detect(text: str, *, vector=None) -> Intent:
@@ -199,32 +200,35 @@ def intent_detect(text: str, *, vector=None) -> Intent:
     rule signals are scored, by a second set of weights trained on them alone, with more conservative thresholds:
     "forget" needs a higher probability and more requests come back as "ask".
 
-    A message with words of another language that ask for something to go ("porfa borra lo de Ramiro") is read
-    as its English gloss (``embedding_text``): that text is embedded (``vector`` is then not used) and scored.
+    A message with words of another language that ask for something to go ("porfa borra lo de Ramiro") is embedded
+    as written (the turn's own vector serves); the rule signals read its English gloss (``intent_languages.gloss``).
     """
     if not (text or "").strip():
         return Intent(NONE, 0.0, [])
     model = intent_model()
-    english = embedding_text(text)
-    if english != text[:MAX_CHARS]:
-        text, vector = english, None
     embedding = _vector_for(model, text, vector)
     intent = intent_classify(text, embedding)
     if intent.outcome == FORGET or embedding is None or not has_cue(text):
         return intent
     # A long target ("forget that the author's father was a doctor in Taipei and ...") can drown the request in
-    # its own topic. Judged again with the target set aside, a request that is then recognised is asked about:
-    # never more than "ask", so this second look cannot add a false alarm. Costs one more embedding, only here.
+    # its own topic. Judged again with the target set aside, a request that is then sure is asked about: never
+    # more than "ask", so this second look cannot add a false alarm. Costs one more embedding, only here.
     targets = intent.targets or extract_targets(text)
     frame = text
     for target in targets:
-        frame = frame.replace(target, "this") if len(target.split()) >= 4 else frame
+        frame = _set_aside(frame, target) if len(target.split()) >= 4 else frame
     if frame == text:
         return intent
     again = intent_classify(frame, _vector_for(model, frame, None))
-    if again.outcome == NONE:
+    found = signals(text)
+    if again.outcome != NONE and found["rule_request"] and found["that_clause"]:
+        # The frame alone ("forget that this") may be only asked about: "forget that" can also wave off what was
+        # just said. Here its object is a stated fact ("forget that I work as a pilot"), and every rule reads a
+        # request: sure.
+        return Intent(FORGET, max(again.confidence, _thresholds(model.full)[0]), targets)
+    if again.outcome != FORGET:
         return intent
-    if again.outcome == FORGET and intent.outcome == ASK and signals(text)["rule_request"]:
+    if intent.outcome == ASK and found["rule_request"]:
         # Already unsure, and shaped like a request at every rule ("forget that ..."): sure.
         return Intent(FORGET, again.confidence, targets)
     return Intent(ASK, max(intent.confidence, _thresholds(model.full)[1]), targets)

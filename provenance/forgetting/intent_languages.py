@@ -8,8 +8,8 @@ saying "please", "I don't want you to ..." and "I forgot" in those languages, an
 ...") and learner grammar ("i no want") around them. Nothing else is translated: the rest of the message keeps
 its words, and a message with none of these words comes back unchanged.
 
-The rule signals read the glossed text, and the detector embeds it in place of the message when the two differ
-(the sentence embedder was trained on English). The past tenses are glossed as well ("se me olvidó", "esqueci",
+The rule signals read the glossed text; the embedding is of the message as written, so the turn's one vector
+serves the detector as well. The past tenses are glossed as well ("se me olvidó", "esqueci",
 "zapomniałam" -> "I forgot"), so the user's own forgetting stays recognisable as such in any of these languages.
 """
 

@@ -224,7 +224,12 @@ _GENERIC = re.compile(
     rf"\b(?:{DELETE_VERBS}|remember|store|keep)\b (?:things|stuff|anything|something|everything|"
     rf"what (?:people|users|i|we) "
     r"(?:say|tell)|our conversations|my messages|conversations|messages|chats)\b"
-    r"(?! (?:about|on|related|regarding|to do with|concerning)\b)|\b(?:your|the) memory work\b|"
+    r"(?! (?:about|on|related|regarding|to do with|concerning)\b)"
+    # "forget everything I just said", "delete anything I've told you today": what this user said, not memory at large
+    r"(?! (?:(?:that|which) )?(?:i|we)(?:'ve|'d)?(?: (?:just|have|had|already|ever))* (?:said|told|mentioned|shared|"
+    r"wrote|typed|gave|sent|asked)\b)"
+    r"(?! (?:from|in|since) (?:earlier|today|yesterday|this|that|before|the last|our last)\b)"
+    r"|\b(?:your|the) memory work\b|"
     r"\bhow (?:does|do) (?:your|the) memory\b|\bwhat do you (?:know|remember)\b|\bdo you (?:store|keep|remember)\b|"
     r"\bhow long do you keep\b"
 )
@@ -317,6 +322,19 @@ _PASSIVE = re.compile(
     rf"(?:{_RETAINED})\b"
 )
 
+# A deletion verb whose object is a whole clause, a fact stated after "that": "forget that I'm vegan", "delete that
+# my sister lives in Porto", "forget that the author was born in 1956". "That" alone, or before a noun, points at
+# something just said or suggested ("forget that, I'll do it later", "scrap that last idea") and does not fire; a
+# run of seven words or more after "that" with no pause is read as a clause.
+_SUBJECT = (r"(?:i|i'm|im|i'd|i've|i'll|we|we're|we've|he|he's|she|she's|they|they're|you|you're|it's|it was|it is|"
+            r"there|my|our|his|her|their|the|a|an|in|when|during|since)")
+_FACT_VERB = (r"(?:is|was|were|are|has|had|have|'s|can|will|would|did|does|do|got|works?|lives?|loves?|likes?|"
+              r"hates?|wrote|writes|began|grew|identifies|finds|went|moved|used|owns?)")
+_THAT_CLAUSE = re.compile(
+    rf"\b(?:{IMPERATIVE_VERBS})\b (?:about |the fact )?that ['\"]?(?:{_SUBJECT} |[a-z]+ing |"
+    rf"[a-z'-]+(?: [a-z'.\"-]+){{0,3}} {_FACT_VERB} |[a-z'\"-]+(?: [a-z'.\"+-]+){{6}})"
+)
+
 # The user is the one who deletes, and nothing points at the assistant: "I have a tattoo of his name, I want to
 # remove it", "we're going to clear out the garage".
 _USER_DOES_IT = re.compile(
@@ -335,6 +353,7 @@ _TOLD_OTHERS = re.compile(
 )
 # "Forget it, I'll just call them myself", "never mind, I found it": giving up on the current question.
 _NEVER_MIND = re.compile(
+    r"\bforget that (?:i'll|i will) (?:just|do it|figure|handle|ask|call|sort|look)\b|"
     r"(?:\b(?:forget it|never mind|nevermind|nvm)\b[,.!;:-]*|\bforget that\b[,.!;:-]+) (?:i'll|i will|i can|i found|"
     r"i figured|i got|i'll just|let's|lets|we'll|just|i just|i already|found it|figured it|i'm (?:going|gonna|just|"
     r"done|good|fine))\b"
@@ -368,6 +387,7 @@ SIGNALS: dict[str, re.Pattern] = {
     "asks_what_you_know": _WHAT_YOU_KNOW,
     "stop_doing_other": _STOP_OTHER,
     "passive_deletion": _PASSIVE,
+    "that_clause": _THAT_CLAUSE,
     "user_does_it": _USER_DOES_IT,
     "told_someone_else": _TOLD_OTHERS,
     "never_mind": _NEVER_MIND,
