@@ -12,6 +12,7 @@ import json
 import random
 import re
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 
 from . import negatives, positives
 from .fill import fill
@@ -19,6 +20,9 @@ from .slots import split_list
 
 SEED = 20240611
 TEST_SHARE = 0.3
+# The training families of each kind, dealt into this many validation folds: each fold holds one share out as
+# "dev_test", so every training family is scored once by a model that never saw it.
+NESTED_FOLDS = 3
 PER_POSITIVE_FAMILY = 48
 PER_NEGATIVE_FAMILY = 60
 
@@ -142,32 +146,40 @@ def _skeleton_negative(template: str, frames: str | None, split: str, rng: rando
     return rng.choice(_NEG_WRAPS[split]).replace("{S}", template)
 
 
-def _family_splits(seed: int, nested: bool = False) -> dict[str, str]:
-    kinds: dict[str, list[str]] = {}
-    for family, kind, *_ in positives.FAMILIES + negatives.FAMILIES:
-        kinds.setdefault(kind, []).append(family)
+# Which side each family is on, fixed by name (family_split.json): adding a family never moves another across, so
+# held-out scores stay comparable from one version of the corpus to the next. A family not listed there yet is
+# placed by a hash of its name, held out with probability TEST_SHARE.
+_SPLIT = json.loads((Path(__file__).parent / "family_split.json").read_text())
+HELD_OUT_FAMILIES = frozenset(_SPLIT["held_out"])
+_LISTED = HELD_OUT_FAMILIES | frozenset(_SPLIT["training"])
+
+
+def _rank(seed: int, salt: str, family: str) -> float:
+    return int.from_bytes(hashlib.sha256(f"{seed}:{salt}:{family}".encode()).digest()[:8], "big") / 2**64
+
+
+def _family_splits(seed: int, nested: bool = False, fold: int = 0) -> dict[str, str]:
+    """Each family's side: as family_split.json lists it, or, for a family not listed, by a hash of its name; in
+    the nested corpus a training family's fold is fixed by a hash of its name too."""
     splits = {}
-    for kind, families in sorted(kinds.items()):
-        order = sorted(families)
-        random.Random(f"{seed}:split:{kind}").shuffle(order)
-        held = max(1, round(TEST_SHARE * len(order)))
+    for family, _kind, *_ in positives.FAMILIES + negatives.FAMILIES:
+        held = family in HELD_OUT_FAMILIES or (family not in _LISTED and _rank(seed, "split", family) < TEST_SHARE)
         if nested:
-            order = order[held:]
-            random.Random(f"{seed}:dev:{kind}").shuffle(order)
-            held = max(1, round(TEST_SHARE * len(order)))
-            splits.update({f: ("dev_test" if i < held else "dev_train") for i, f in enumerate(order)})
+            if not held:
+                splits[family] = "dev_test" if int(_rank(seed, "dev", family) * NESTED_FOLDS) == fold else "dev_train"
         else:
-            splits.update({f: ("test" if i < held else "train") for i, f in enumerate(order)})
+            splits[family] = "test" if held else "train"
     return splits
 
 
-def corpus_generate(seed: int = SEED, nested: bool = False) -> list[Example]:
+def corpus_generate(seed: int = SEED, nested: bool = False, fold: int = 0) -> list[Example]:
     """Every example of the corpus, deterministic for a given ``seed``; duplicates (after casing) dropped.
 
     ``nested``: the same protocol inside the training families only, for validation while training: their
     families, frames, reasons and slot values split again into "dev_train" and "dev_test"; no held-out material.
+    ``fold`` (below ``NESTED_FOLDS``) says which share of each kind's training families is "dev_test".
     """
-    splits = _family_splits(seed, nested)
+    splits = _family_splits(seed, nested, fold)
     seen: set[str] = set()
     examples: list[Example] = []
     jobs = [(f, k, t, 1, vp) for f, k, t, vp in positives.FAMILIES] + [

@@ -3,14 +3,16 @@
 Everything is chosen on the training families alone. The corpus's held-out protocol is repeated inside them (the
 nested corpus: training families, frames, reasons and slot values split again into dev_train and dev_test), so
 the regularisation, the calibration and the two thresholds are fitted to scores on families, frames and values the
-model had not seen, as the held-out families will be. The final weights are then fitted on all training families.
-The held-out families are not read here.
+model had not seen, as the held-out families will be. The training families are dealt into ``NESTED_FOLDS`` folds,
+each held out once, and the thresholds are picked on all their scores together: which concept happens to land on
+the validation side then moves them far less than with a single split. The final weights are then fitted on all
+training families. The held-out families are not read here.
 
-The independently written sets named in ``TRAINING_SETS`` (``independent_{a,b,d,e,f,g}.jsonl``: other authors'
+The independently written sets named in ``TRAINING_SETS`` (``independent_{a,b,d,e,f,g,i}.jsonl``: other authors'
 phrasings of requests, ordinary messages, statements) join the training data, repeated ``INDEPENDENT_WEIGHT``
 times so their few hundred messages count against thousands of templated ones; ``independent_c.jsonl``,
-``independent_h.jsonl`` and ``handwritten.jsonl`` are never read here (``c`` and ``h`` are the held-out checks of how
-the detector does on phrasings nobody tuned it to).
+``independent_h.jsonl``, ``independent_j.jsonl`` and ``handwritten.jsonl`` are never read here (``c``, ``h`` and ``j``
+are the held-out checks of how the detector does on phrasings nobody tuned it to).
 """
 
 from __future__ import annotations
@@ -24,10 +26,11 @@ import numpy as np
 from dellm_site.ai.embedding import get_embedder
 from provenance.forgetting.intent_signals import SIGNAL_NAMES, signals
 
-from .corpus import SEED, Example, corpus_generate, corpus_hash
+from .corpus import NESTED_FOLDS, SEED, Example, corpus_generate, corpus_hash
 
 INDEPENDENT_WEIGHT = 4
-TRAINING_SETS = ("independent_a", "independent_b", "independent_d", "independent_e", "independent_f", "independent_g")
+TRAINING_SETS = ("independent_a", "independent_b", "independent_d", "independent_e", "independent_f", "independent_g",
+                 "independent_i")
 
 
 def independent_training(split: str, sets: tuple[str, ...] = TRAINING_SETS) -> list[Example]:
@@ -41,11 +44,12 @@ def independent_training(split: str, sets: tuple[str, ...] = TRAINING_SETS) -> l
 # (C, signal boost) pairs tried for the full model; C alone for the rules-only one.
 GRID = [(c, k) for c in (0.01, 0.03, 0.1, 0.3) for k in (1.0, 2.0, 4.0)]
 FALLBACK_GRID = [(c, 1.0) for c in (0.1, 1.0, 10.0)]
-# What the thresholds aim for on the validation families. Those families also shaped the rule signals, so their
-# scores flatter the model: "forget" asks for fewer false alarms there than the 1% allowed, and for a probability
-# of at least SURE_FLOOR, or it would not be sure.
+# What the thresholds aim for on the validation families (every training family, scored by the fold that left it
+# out). Their negatives include deliberately ambiguous ones ("delete the second stop in Cork", "forget that, I'll
+# do it later"), each family a few dozen near-copies, so one such concept alone can hold most of a small allowance:
+# "forget" asks for at most the 1% of false alarms allowed, and for a probability of at least SURE_FLOOR.
 SURE_FLOOR = 0.8
-SURE_MAX_FALSE_ALARMS = 0.003
+SURE_MAX_FALSE_ALARMS = 0.01
 ASK_MIN_RECALL = 0.995
 ASK_MAX_NEGATIVES = 0.03
 # Without the embedding only the rules remain: "forget" needs more, and more is left to "ask".
@@ -133,12 +137,14 @@ def rates(y: np.ndarray, p: np.ndarray, thresholds: dict) -> dict:
     }
 
 
-def _head(train: tuple, dev: tuple, final: tuple, dims: int, grid, targets, log) -> dict:
-    """Choose (C, boost) and calibrate on dev, pick thresholds there, then fit on the final training set."""
-    (xt, yt), (xd, yd), (xf, yf) = train, dev, final
+def _head(folds: list[tuple], final: tuple, dims: int, grid, targets, log) -> dict:
+    """Choose (C, boost) and calibrate on the folds' dev parts together, pick thresholds there, then fit on the
+    final training set. ``folds``: ((dev_train x, y), (dev_test x, y)) for each fold."""
+    xf, yf = final
+    yd = np.concatenate([dev[1] for _, dev in folds])
     best = None
     for c, boost in grid:
-        dev_scores = scores(fit(xt, yt, c, dims, boost), xd)
+        dev_scores = np.concatenate([scores(fit(*train, c, dims, boost), dev[0]) for train, dev in folds])
         loss = _log_loss(yd, dev_scores)
         log(f"  C={c} signal boost={boost}: validation log loss {loss:.4f}")
         best = best if best and best[0] <= loss else (loss, c, boost, dev_scores)
@@ -163,6 +169,12 @@ def _part(examples: list[Example], split: str, vectors: dict, rules_only: bool) 
     return x, np.array([e.label for e in chosen])
 
 
+def nested_corpus(seed: int = SEED, training_sets: tuple[str, ...] = TRAINING_SETS) -> list[list[Example]]:
+    """The nested validation corpus, one list per fold (the independent sets are on every fold's dev_train side)."""
+    extra = independent_training("dev_train", training_sets)
+    return [corpus_generate(seed, nested=True, fold=fold) + extra for fold in range(NESTED_FOLDS)]
+
+
 def intent_train(
     seed: int = SEED, log: Callable[[str], None] = lambda _: None, training_sets: tuple[str, ...] = TRAINING_SETS,
     vectors: dict[str, np.ndarray] | None = None,
@@ -171,7 +183,8 @@ def intent_train(
     import sklearn
 
     examples = corpus_generate(seed) + independent_training("train", training_sets)
-    nested = corpus_generate(seed, nested=True) + independent_training("dev_train", training_sets)
+    folds = nested_corpus(seed, training_sets)
+    nested = [e for fold in folds for e in fold]
     train = [e for e in examples if e.split == "train"]
     log(f"corpus {corpus_hash(examples)}: {len(examples)} examples, {len(train)} in training families; "
         f"nested validation corpus {corpus_hash(nested)}: {len(nested)} examples")
@@ -188,9 +201,10 @@ def intent_train(
          (FALLBACK_SURE_MAX_FALSE_ALARMS, FALLBACK_ASK_MIN_RECALL, FALLBACK_ASK_MAX_NEGATIVES)),
     ):
         log(f"{name} model ({'signals only' if rules_only else 'embedding + signals'})")
-        parts = [_part(nested, "dev_train", vectors, rules_only), _part(nested, "dev_test", vectors, rules_only),
-                 _part(examples, "train", vectors, rules_only)]
-        heads[name] = _head(*parts, 0 if rules_only else dims, grid, targets, log)
+        parts = [(_part(fold, "dev_train", vectors, rules_only), _part(fold, "dev_test", vectors, rules_only))
+                 for fold in folds]
+        heads[name] = _head(parts, _part(examples, "train", vectors, rules_only), 0 if rules_only else dims, grid,
+                            targets, log)
     full, fallback = heads["full"], heads["fallback"]
     return {
         "version": 1,

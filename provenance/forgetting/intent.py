@@ -182,6 +182,15 @@ def intent_classify(text: str, embedding: np.ndarray | None) -> Intent:
     return Intent(outcome, round(confidence, 4), targets)
 
 
+def _set_aside(text: str, target: str) -> str:
+    """``text`` with ``target`` replaced by "this"; a target tidied of a quote's closing punctuation ('... Road"'
+    for '... Road."') is found by its first half and replaced over its own length."""
+    if target in text:
+        return text.replace(target, "this")
+    start = text.find(target[: len(target) // 2])
+    return text if start < 0 else text[:start] + "this" + text[start + len(target):]
+
+
 def intent_detect(text: str, *, vector=None) -> Intent:
     """Does ``text`` ask the assistant to forget something, how sure is that, and what does it name?
 
@@ -190,6 +199,9 @@ def intent_detect(text: str, *, vector=None) -> Intent:
     signals are scored together. With any other embedder (an OpenAI one, say), or when embedding fails, only the
     rule signals are scored, by a second set of weights trained on them alone, with more conservative thresholds:
     "forget" needs a higher probability and more requests come back as "ask".
+
+    A message with words of another language that ask for something to go ("porfa borra lo de Ramiro") is embedded
+    as written (the turn's own vector serves); the rule signals read its English gloss (``intent_languages.gloss``).
     """
     if not (text or "").strip():
         return Intent(NONE, 0.0, [])
@@ -204,13 +216,19 @@ def intent_detect(text: str, *, vector=None) -> Intent:
     targets = intent.targets or extract_targets(text)
     frame = text
     for target in targets:
-        frame = frame.replace(target, "this") if len(target.split()) >= 4 else frame
+        frame = _set_aside(frame, target) if len(target.split()) >= 4 else frame
     if frame == text:
         return intent
     again = intent_classify(frame, _vector_for(model, frame, None))
+    found = signals(text)
+    if again.outcome != NONE and found["rule_request"] and found["that_clause"]:
+        # The frame alone ("forget that this") may be only asked about: "forget that" can also wave off what was
+        # just said. Here its object is a stated fact ("forget that I work as a pilot"), and every rule reads a
+        # request: sure.
+        return Intent(FORGET, max(again.confidence, _thresholds(model.full)[0]), targets)
     if again.outcome != FORGET:
         return intent
-    if intent.outcome == ASK and signals(text)["rule_request"]:
+    if intent.outcome == ASK and found["rule_request"]:
         # Already unsure, and shaped like a request at every rule ("forget that ..."): sure.
         return Intent(FORGET, again.confidence, targets)
     return Intent(ASK, max(intent.confidence, _thresholds(model.full)[1]), targets)

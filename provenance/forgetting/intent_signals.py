@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from .intent_languages import gloss
+
 # Long messages are judged on their start: a deletion request is short, and the regexes stay linear.
 MAX_CHARS = 1000
 
@@ -67,8 +69,10 @@ def respell(text: str) -> str:
 
 
 def normalise(text: str) -> str:
-    """Lower case, straight quotes, shorthand and typos spelt out, single spaces; at most ``MAX_CHARS``."""
-    text = (text or "")[:MAX_CHARS].lower().replace("’", "'").replace("‘", "'").replace("“", '"').replace("”", '"')
+    """Lower case, straight quotes, other languages' request words in English (``gloss``), shorthand and typos
+    spelt out, single spaces; at most ``MAX_CHARS``."""
+    text = gloss((text or "")[:MAX_CHARS]).lower()
+    text = text.replace("’", "'").replace("‘", "'").replace("“", '"').replace("”", '"')
     text = text.replace("don;t", "don't")
     # The flower is not a request: "forget-me-nots are my favourite".
     return re.sub(r"\s+", " ", respell(text)).replace("forget-me-not", "forgetmenot").strip()
@@ -79,7 +83,7 @@ def normalise(text: str) -> str:
 _BASES = (
     "forget delete remove erase wipe purge scrub drop clear discard expunge ditch scrap bin trash dump toss destroy "
     "obliterate shred redact eliminate nuke zap lose cut blank strike scratch unlearn un-remember unremember unhear "
-    "unsee undo reset rid retract memory-hole"
+    "unsee undo reset rid retract memory-hole unknow un-know un-see un-hear un-learn"
 ).split()
 _DOUBLE = {"drop", "scrub", "scrap", "bin", "zap", "cut", "rid", "shred", "reset", "forget"}
 
@@ -94,7 +98,9 @@ def _ing(verb: str) -> str:
 IMPERATIVE_VERBS = "|".join(
     [re.escape(v) for v in _BASES] + [re.escape(_ing(v)) for v in _BASES]
     + ["forgotten", r"get(?:ting)? rid of", r"let(?:ting)? go of", r"throw(?:ing)? (?:away|out)",
-       r"clean(?:ing)? out", r"cross(?:ing)? out", r"tak(?:e|ing) back"]
+       r"clean(?:ing)? out", r"cross(?:ing)? out", r"tak(?:e|ing) back",
+       # Slang: "kill that", "kill it pls" (not "kill it at the interview")
+       r"kill(?= (?:that|it|this)\b(?! (?:at|in|on|with|for|out there)\b))"]
 )
 DELETE_VERBS = IMPERATIVE_VERBS + (
     r"|forgot|deleted|removed|erased|wiped|purged|scrubbed|dropped|cleared|discarded|expunged|ditched|scrapped|binned|"
@@ -102,12 +108,16 @@ DELETE_VERBS = IMPERATIVE_VERBS + (
     r"unlearned|(?:out of|off) your (?:memory|head|mind|system|records|notes|list)|memory hole|clean slate|"
     r"slate clean|never said|unsaid"
 )
+_BASE_VERBS = "|".join(re.escape(v) for v in _BASES)
 _DEL = re.compile(rf"\b(?:{DELETE_VERBS})\b(?!-me-not)")
 _KEEP_VERBS = (r"remember(?:ing)?|keep(?:ing)?|stor(?:e|ing)|sav(?:e|ing)|retain(?:ing)?|hold(?:ing)? on ?to|"
                r"hang(?:ing)? on ?to|log(?:ging)?")
 # "Stop knowing/having/tracking" asks; "I don't know", "we do not have" do not.
 _STOP = re.compile(rf"\b(?:stop|stopping|quit|quitting|cease|no longer) (?:{_KEEP_VERBS}|hav(?:e|ing)|know(?:ing)?|"
-                   rf"track(?:ing)?)\b|\b(?:don't|do not|never|(?:you|to) not) (?:{_KEEP_VERBS})\b")
+                   rf"track(?:ing)?)\b|(?<!\bi )(?<!\bwe )(?<!\bthey )(?<!\bhe )(?<!\bshe )"
+                   rf"\b(?:don't|do not|never|(?:you|to) not) "
+                   rf"(?:{_KEEP_VERBS})\b|\b(?:you|u|to) not have (?:saved|stored|kept|remembered|recorded|logged)\b|"
+                   rf"\b(?:please|pls|you|u) not (?:to )?(?:{_KEEP_VERBS}|know)\b")
 _LEAD = (r"(?:^[^a-z0-9]*|[,.;:!?-] *|\b(?:so|and|then|but|just|please|now|also|actually|ok|okay|hey|hi|right|"
          r"alright|well|look|kindly|wait|sorry|honestly|oh|um|thought|thing|request|mind)\b,? *)")
 _ASK = (r"(?:(?:can|could|would|will|won't) you|you to|is there (?:a|any) way (?:for you )?to|"
@@ -120,6 +130,12 @@ _REQUEST = re.compile(
     rf"(?:{_LEAD}|\b{_ASK}\s+(?:please\s+|just\s+|kindly\s+)?)(?:{IMPERATIVE_VERBS})\b"
     # "... is none of your business forget it": the request closes the message.
     rf"|\b(?:{IMPERATIVE_VERBS}) (?:it|that|this|them|all of it)\W*$"
+    # The verb last, as Hindi and telegraphic English put it: "aadhaar wala number hata do" -> "... remove pls"
+    rf"|(?<!\bto )(?<!\bi )(?<!\bwe )(?<!\bthey )(?<!\bwill )(?<!\bshould )(?<!\bcan )(?<!\bcould )(?<!\bnot )"
+    rf"(?<!\bhow )(?<!\bwhat )\b(?:{_BASE_VERBS})(?:[ ,]+(?:pls|please|plz|yaar|na|bro|ok|okay|now|asap))*[.!\s]*$"
+    # Telegraphic: "green card number i gave you, you delete, ok?"
+    rf"|(?<!\bdid )(?<!\bdo )(?<!\bcan )(?<!\bwill )(?<!\bwould )(?<!\bcould )(?<!\bif )(?<!\bwhen )"
+    rf"\b(?:you|u) (?:{IMPERATIVE_VERBS})(?=\s*(?:[,.!]|$|\b(?:it|this|that|pls|please|ok|okay)\b))"
 )
 _MEMORY = re.compile(
     r"\byour (?:memory|memories|records?|notes|head|mind|brain|system|database|files|logs|storage|knowledge|list)\b|"
@@ -131,7 +147,9 @@ _OBJECT_NOUNS = (
     r"branch|branches|file|files|folder|folders|directory|repo|cache|cookies|browser|account|app|apps|photos?|"
     r"pictures?|emails?|inbox|texts?|stains?|paint|rust|mou?ld|whiteboard|board|hard drive|drive|disk|sd card|usb|"
     r"phone|laptop|tablet|pc|mac|computer|table|column|rows?|class|course|module|paragraph|sentence|line|intro|"
-    r"conclusion|emojis?|bullet|bullets|formatting|markdown|code|comments|imports|statements|function|recipe|"
+    r"conclusion|emojis?|bullet|bullets|formatting|markdown|"
+    r"(?<!gate )(?<!door )(?<!alarm )(?<!access )(?<!entry )(?<!security )(?<!pin )(?<!safe )(?<!lock )code|"
+    r"comments|imports|statements|function|recipe|"
     r"list|slide|page|sheet|contact|event|meeting|tweet|post|posts|weeds|leaves|snow|mole|tattoo|splinter|tick|"
     r"fleas|ants|flies|wallpaper|stump|caulk|limescale|background|watermark|vocals|containers?|images?|"
     r"package|network|device|debt|overdraft|cv|draft|letter|bio|speech|essay|itinerary|schedule|plan|"
@@ -139,29 +157,42 @@ _OBJECT_NOUNS = (
     r"mattress|extension|save|level|item|mod|hint|pin|parcel|habit|habits|passive|browser history|"
     r"search history|watch history|call history|tabs|blog|website|server|database|kernel|kernels|ram|storage|"
     r"card|group|member|album|nail polish|dandruff|hiccups|headache|nose|throat|record|bullet points?|points?|"
-    r"lines?|duplicates|small talk|calendar|fluff|filler|repetition|typos?"
+    r"lines?|duplicates|small talk|calendar|fluff|filler|repetition|typos?|noses?|faces?|hands|tears|counters?|"
+    r"floors?|windows?|ipad|iphone|android|kindle|tv|router|words?|garden|attic|basement|shed|yard|junk|clutter|"
+    r"wardrobe|cupboard|fridge|freezer|weeds|bugs|process|processes"
 )
 # What may follow an object noun: the end, or a preposition or adverb, never more of a noun phrase.
 _AFTER_OBJECT = (r"(?:from|in|on|at|off|with|without|before|after|for|so|and|or|but|if|because|quickly|safely|fast|"
-                 r"forever|completely|permanently|locally|remotely|recursively|properly|again|now|please)\b")
+                 r"forever|completely|permanently|locally|remotely|recursively|properly|again|now|please|this|next|"
+                 r"last|today|tonight|tomorrow|every|each|daily|weekly|later|first|everywhere)\b")
 _EVERYDAY = re.compile(
     rf"\b(?:{DELETE_VERBS})\b(?: (?:out|off|away|up|down))? (?:(?:a|an|this|these|those|all|the|some|old|my|your)"
     rf" )?(?:[a-z'-]+ ){{0,2}}(?:{_OBJECT_NOUNS})(?=\s*(?:$|[,.!?;:)]|{_AFTER_OBJECT}))"
     r"|\b(?:from|off|out of) (?:the|this|that|my|a|an) (?!memory|memories|mind|head|record\b|records|notes|"
     r"files|logs|database|system|brain|knowledge|list of things)[a-z'-]+"
     # The assistant's own output being edited: "remove the duplicates in your answer", "the list you gave me"
-    r"|\b(?:in|from|of) (?:your|the|that|this) (?:answer|reply|response|draft|essay|email|letter|speech|eulogy|toast|"
+    r"|\b(?:in|from|of) (?:your|the|that|this|my|ur) (?:answer|reply|response|draft|essay|email|letter|speech|eulogy|"
+    r"toast|"
     r"summary|list|table|text|version|paragraph|poem|story|post|cv|resume|bio|code|script|translation|outline)\b"
     r"|\b(?:list|text|answer|draft|summary|version|table|plan) you (?:just )?(?:gave|wrote|sent|made|drafted)\b"
     r"|\bin (?:git|linux|windows|excel|word|python|sql|chrome|firefox|safari|gmail|outlook|pandas|ubuntu|docker|"
     r"powerpoint|procreate|premiere|photoshop|the terminal|bash|javascript|java)\b"
+    # On a device: "clear the history on the kids' iPad"
+    r"|\bon (?:the|my|his|her|our|their|a|an|[a-z]+'s?) (?:[a-z'-]+ )?(?:ipad|iphone|phone|laptop|tablet|computer|pc|"
+    r"mac|tv|kindle|router|android|console|xbox|playstation|ps5|switch)\b"
+    r"(?! (?:number|numbers|no|bill|bills|call|calls|plan|contract)\b)"
+    # The assistant's last suggestion set aside: "scrap that last idea", "forget the previous option"
+    r"|\b(?:that|the|this|your) (?:last|previous|first|second|third|other) (?:idea|suggestion|option|one|version|"
+    r"answer|reply|attempt|joke|draft|calculation|example|question|name|title|paragraph|line|point|recipe|plan)s?\b"
+    r"|\bwipe the floor with\b|\bstrike ?through\b"
 )
 _KEEP = re.compile(
-    r"\b(?:remember (?:that|this|my|:)|keep in mind|"
+    r"(?<!-)(?<!\bun)\b(?:remember (?:that|this|my|:)|keep in mind|"
     r"bear in mind|make a note|note that|for future reference|fyi|save this|store (?:this|the fact)|"
     r"keep (?:a record|this|that|track)|hold on to|keep hold of|just so you (?:know|remember)|here's some context|"
     r"let me tell you about|a bit about me|something you should know|between you and me|keep this|confidential|"
     r"between us|don't tell anyone|from now on|always (?:answer|reply|use|call))\b"
+    r"|\b(?:it's|its|it is) (?:fine|ok|okay|alright) (?:that|if) (?:you|u) (?:know|remember|keep|have)\b"
     r"|\b(?:don't|do not|never|please don't) (?:forget|delete|erase|remove|lose|wipe|get rid of|drop)\b"
 )
 _REMINDER = re.compile(
@@ -193,15 +224,25 @@ _GENERIC = re.compile(
     rf"\b(?:{DELETE_VERBS}|remember|store|keep)\b (?:things|stuff|anything|something|everything|"
     rf"what (?:people|users|i|we) "
     r"(?:say|tell)|our conversations|my messages|conversations|messages|chats)\b"
-    r"(?! (?:about|on|related|regarding|to do with|concerning)\b)|\b(?:your|the) memory work\b|"
+    r"(?! (?:about|on|related|regarding|to do with|concerning)\b)"
+    # "forget everything I just said", "delete anything I've told you today": what this user said, not memory at large
+    r"(?! (?:(?:that|which) )?(?:i|we)(?:'ve|'d)?(?: (?:just|have|had|already|ever))* (?:said|told|mentioned|shared|"
+    r"wrote|typed|gave|sent|asked)\b)"
+    r"(?! (?:from|in|since) (?:earlier|today|yesterday|this|that|before|the last|our last)\b)"
+    r"|\b(?:your|the) memory work\b|"
     r"\bhow (?:does|do) (?:your|the) memory\b|\bwhat do you (?:know|remember)\b|\bdo you (?:store|keep|remember)\b|"
     r"\bhow long do you keep\b"
 )
+_NOT_OTHERS = (r"(?![^.?!]{0,40}?\b(?:to|with|on) (?:my|his|her|their|our|the|everyone|people)\b)"
+               r"(?! (?:\w+ )?(?:my|his|her|their|our|him|them|everyone|people)\b)")
 _WISH = re.compile(
     r"\bi(?:'d| would) rather you\b|\bi (?:don't|do not|no longer) want you\b|\bi wish you\b|\bi(?:'d| would) prefer\b|"
-    r"\bpretend\b|\bact (?:as if|like) i\b|\bi regret (?:telling|sharing|mentioning|saying|that)\b|"
-    r"\bi (?:shouldn't|should not|never should) have (?:told|said|mentioned|shared)\b|"
-    r"\bi wish i(?: hadn't| had not|'d never| never)\b|\bnever said\b|\b(?:take|taking) (?:it |that |"
+    # A regret about telling someone else ("I regret telling my sister") is not one about telling the assistant.
+    rf"\bpretend\b|\bact (?:as if|like) i\b|"
+    rf"\bi regret (?:telling|sharing|mentioning|saying|that)\b{_NOT_OTHERS}|"
+    rf"\bi (?:shouldn't|should not|never should) have (?:told|said|mentioned|shared)\b{_NOT_OTHERS}|"
+    rf"\bi wish i(?: hadn't| had not|'d never| never)\b{_NOT_OTHERS}|\bnever said\b{_NOT_OTHERS}|"
+    r"\b(?:take|taking) (?:it |that |"
     r"this )?back\b|\bretract|\bunsaid\b|"
     r"\bnot comfortable with you\b|\buneasy about you\b|\bi (?:don't|do not) want .{1,60} (?:stored|kept|saved|"
     r"sitting|remembered|recorded|logged|noted|written down)\b|\brather (?:you|if you) (?:didn't|did not|wouldn't|"
@@ -215,6 +256,14 @@ _WISH = re.compile(
     r"\bno (?:record|trace)s? of\b|"
     r"\bi(?:'d| would) rather (?:that|it|this|they|those|these|he|she)\b.{0,40}\b(?:not|wasn't|weren't|never)\b|"
     r"\bi (?:don't|do not) want .{1,60} in your (?:memory|memories|head|records|notes|files)\b"
+    # "act like you never saw it", "better you don't have this", "not for your records", "no need to remember that"
+    r"|\b(?:act|behave|pretend) (?:as if|as though|like) (?:you|u|it|this|that|we)\b(?: [a-z']+)? (?:never|didn't|"
+    r"did not|don't|do not|wasn't|weren't|haven't)\b|\bpretend (?:you|u) (?:never|didn't|did not|don't)\b"
+    r"|\bbetter (?:that |if )?(?:you|u) (?:don't|do not|didn't|not|never|forget|delete)\b"
+    r"|\bnot for (?:your|ur) (?:records?|memory|notes|files|eyes)\b"
+    r"|\bmake (?:it so|sure) (?:that )?(?:you|u) (?:don't|do not|no longer|never|can't) (?:know|remember|have|keep|"
+    r"store)\b|\b(?:you|u) (?:don't|do not) get to (?:remember|know|keep)\b"
+    r"|\bno need (?:for (?:you|u) )?to (?:remember|keep|store|save|know|have|hold)\b"
 )
 _NARRATIVE = re.compile(
     r"\b(?:he|she|they|someone|somebody|my (?:[a-z]+ )?(?:boss|son|daughter|mum|mom|dad|sister|brother|friend|"
@@ -235,18 +284,26 @@ _COMPLAINT = re.compile(
     r"\bnot what i (?:told|said)\b|\byou (?:mixed|got) .{0,30}(?:up|wrong|backwards)\b|"
     r"\b(?:why|how come) (?:did|do|would|didn't|don't|can't|won't|haven't) you\b|\byou (?:were supposed to|should "
     r"have|should've|still don't|don't even)\b|\byou got .{1,40} wrong\b|\btold you .{1,60} (?:already|before)\b"
+    r"|\b(?:you|u) (?:clearly|obviously|really|still|even|seriously) (?:don't|do not|didn't|never) "
+    r"(?:remember|recall)\b"
+    r"|\b(?:you|u) (?:don't|do not|didn't|never) (?:remember|recall) (?:anything|a thing|a single thing|any of it)\b"
 )
 # "Do you still know my address?", "show me what you've stored": asking what is remembered.
 _WHAT_YOU_KNOW = re.compile(
     r"\b(?:do|did|can|could|will|are|have) you (?:still |really |actually |even |ever )?(?:know|remember|recall|store|"
     r"keep|have|save|see)\b|\bshow me what you\b|\b(?:list|tell me) (?:the facts|what|everything) you\b|"
     r"\bwhat (?:do|have|did) you (?:know|remember|stored?|kept|keep|saved)\b|\bwhat data\b|\bremind me what\b"
+    r"|(?<!\bwhy )\b(?:did|have) i (?:ever |already |even )?(?:tell|told|mention|mentioned|give|gave|say|said|send|"
+    r"sent|share|shared)\b|\bi (?:don't|do not|can't|cannot) remember (?:if|whether) i\b"
 )
 # "Stop using bullet points", "don't mention my age in the bio": an instruction about anything but memory.
 _STOP_OTHER = re.compile(
     r"(?:^|[,.;:!?-] |\b(?:can you|could you|would you|please|just|now|ok|and|you to|you should) )"
     r"(?:stop|quit|don't|do not|never)\s+(?!remember|keep|stor|sav|retain|hold|hang|log|track|hav|know|forget|"
     r"delet|remov|eras|wip|purg|scrub|drop|clear|lose|get rid|want|need|mind|think|worry|care|feel|let|tell)[a-z]{3,}"
+    r"|\b(?:you|u) (?:don't|do not) (?:have|need) to (?:mention|bring up|say|repeat|talk about|remind)\b"
+    r"|\b(?:forget|never mind|skip) (?:about )?(?:being|sounding|trying to|the (?:formalities|pleasantries|"
+    r"politeness|small talk|intro|rules))\b"
 )
 # "X needs to go", "can X be deleted?", "I want X wiped": deletion said in the passive.
 _PARTICIPLE = r"(?:deleted|erased|removed|wiped|forgotten|purged|scrubbed|cleared|dropped|redacted|gone)"
@@ -258,9 +315,58 @@ _PASSIVE = re.compile(
     # "I want X gone", "have X removed", "make sure X is wiped"
     rf"|\b(?:want|like|need|have|get|make sure|ensure|see to it that)\b.{{1,60}}?\b(?:is |are |gets? )?"
     rf"{_PARTICIPLE}\b"
+    # "make it gone", "can you make that disappear from your memory?"
+    r"|\bmake\b.{1,60}?\b(?:gone|disappear|vanish|go away)\b"
     # "I'd prefer it is not kept", "I would feel better if that weren't stored", "it shouldn't stay on file"
     rf"|\b(?:not|never|no longer|wasn't|weren't|isn't|aren't)\b (?:be |been |being |to be |get |getting )?"
     rf"(?:{_RETAINED})\b"
+)
+
+# A deletion verb whose object is a whole clause, a fact stated after "that": "forget that I'm vegan", "delete that
+# my sister lives in Porto", "forget that the author was born in 1956". "That" alone, or before a noun, points at
+# something just said or suggested ("forget that, I'll do it later", "scrap that last idea") and does not fire; a
+# run of seven words or more after "that" with no pause is read as a clause.
+_SUBJECT = (r"(?:i|i'm|im|i'd|i've|i'll|we|we're|we've|he|he's|she|she's|they|they're|you|you're|it's|it was|it is|"
+            r"there|my|our|his|her|their|the|a|an|in|when|during|since)")
+_FACT_VERB = (r"(?:is|was|were|are|has|had|have|'s|can|will|would|did|does|do|got|works?|lives?|loves?|likes?|"
+              r"hates?|wrote|writes|began|grew|identifies|finds|went|moved|used|owns?)")
+_THAT_CLAUSE = re.compile(
+    rf"\b(?:{IMPERATIVE_VERBS})\b (?:about |the fact )?that ['\"]?(?:{_SUBJECT} |[a-z]+ing |"
+    rf"[a-z'-]+(?: [a-z'.\"-]+){{0,3}} {_FACT_VERB} |[a-z'\"-]+(?: [a-z'.\"+-]+){{6}})"
+)
+
+# The user is the one who deletes, and nothing points at the assistant: "I have a tattoo of his name, I want to
+# remove it", "we're going to clear out the garage".
+_USER_DOES_IT = re.compile(
+    rf"\b(?:i|we)(?:'m| am|'re| are)? (?:want|need|'d like|would like|have|plan|planning|going|gonna|will|'ll|"
+    rf"try|trying|decided|hope|hoping)(?: to)? (?:finally |just |also )?(?:{DELETE_VERBS})\b"
+    r"(?![^.?!]*\b(?:you|your|u|ur|yours)\b)"
+)
+# Something told to someone else, or posted somewhere: regret about it is no request to the assistant ("I regret
+# telling my sister about the loan", "I shouldn't have posted that on insta").
+_TOLD_OTHERS = re.compile(
+    r"\b(?:told|tell|telling|said|saying|mentioned|mentioning|shared|sharing|posted|posting|sent|sending|showed|"
+    r"showing|texted|texting)\b(?:(?! (?:you|u|about|i|i'm|where|how|what|any|all|every|everything)\b) [\w']+){0,2}? "
+    r"(?:to|with|on|in front of) (?:my|his|her|their|"
+    r"our|the|a|an|everyone|everybody|people|instagram|insta|facebook|twitter|tiktok|whatsapp)\b(?! (?:memory|chat)\b)"
+    r"|\b(?:told|tell|telling|texted|texting) (?:my|his|her|our|their) [a-z]+"
+)
+# "Forget it, I'll just call them myself", "never mind, I found it": giving up on the current question.
+_NEVER_MIND = re.compile(
+    r"\bforget that (?:i'll|i will) (?:just|do it|figure|handle|ask|call|sort|look)\b|"
+    r"(?:\b(?:forget it|never mind|nevermind|nvm)\b[,.!;:-]*|\bforget that\b[,.!;:-]+) (?:i'll|i will|i can|i found|"
+    r"i figured|i got|i'll just|let's|lets|we'll|just|i just|i already|found it|figured it|i'm (?:going|gonna|just|"
+    r"done|good|fine))\b"
+)
+# A text to write, translate or polish that itself asks for something to go: "Translate into German: 'Please
+# forget what I said'", "help me write polite email: please remove me from your mailing list".
+_WRITING_TASK = re.compile(
+    r"^\W*(?:(?:please|pls|can you|could you|hey|ok|so)\W+)?(?:translate|rewrite|rephrase|reword|proofread|paraphrase|"
+    r"make this|make it sound|fix|correct|improve|polish|shorten|summari[sz]e|write|draft|compose|reply to|respond to|"
+    r"help (?:me )?(?:write|draft|reply|answer|word))\b[^\n]{0,80}?(?::\s*|\s+)['\"‘“]"
+    r"|^\W*(?:(?:please|pls|can you|could you|hey|ok|so)\W+)?(?:help (?:me )?)?(?:write|draft|compose) "
+    r"(?:a |an |the |my |this )?(?:[a-z]+ ){0,2}(?:msg|message|email|e-mail|text|reply|letter|note|post|caption|"
+    r"tweet)\b[^:]{0,40}:"
 )
 
 SIGNALS: dict[str, re.Pattern] = {
@@ -281,16 +387,23 @@ SIGNALS: dict[str, re.Pattern] = {
     "asks_what_you_know": _WHAT_YOU_KNOW,
     "stop_doing_other": _STOP_OTHER,
     "passive_deletion": _PASSIVE,
+    "that_clause": _THAT_CLAUSE,
+    "user_does_it": _USER_DOES_IT,
+    "told_someone_else": _TOLD_OTHERS,
+    "never_mind": _NEVER_MIND,
+    "writing_task": _WRITING_TASK,
 }
 # Evidence for and against, pooled: a pooled cue still fires on phrasings no single signal was written for.
 REQUEST_CUES = ("request_to_you", "stop_keeping", "first_person_wish", "passive_deletion")
 ORDINARY_CUES = ("everyday_object", "keep_request", "reminder", "self_forgetting", "howto_question", "narrative",
-                 "complaint_or_hypothetical", "asks_what_you_know", "stop_doing_other", "generic_memory_question")
+                 "complaint_or_hypothetical", "asks_what_you_know", "stop_doing_other", "generic_memory_question",
+                 "user_does_it", "told_someone_else", "never_mind", "writing_task")
 SIGNAL_NAMES = [*SIGNALS, "first_person_target", "request_cue", "ordinary_cue", "rule_request"]
 
 
 # Words that turn what follows around: "I don't want you to remember that", "I'd prefer you forgot".
-_TURNED = re.compile(r"\b(?:don't|do not|no longer|stop|never|not|rather|wish|prefer|if|better|knowing|unless)\b"
+_TURNED = re.compile(r"\b(?:don't|do not|no longer|stop|never|not|rather|wish|prefer|if|better|knowing|unless|"
+                     r"no need)\b"
                      r"[^.?!]{0,24}$")
 _UNLESS_TURNED = {"keep_request", "complaint_or_hypothetical"}
 
@@ -309,7 +422,15 @@ _CUE = re.compile(
     rf"\b(?:not|no|no longer|never|stop|quit|don't|do not) (?:to )?"
     rf"(?:{_KEEP_VERBS}|know(?:ing)?|track(?:ing)?|hav(?:e|ing))\b|"
     r"\b(?:take|taking|took|leave|leaving|keep|keeping) (?:[\w'-]+ ){0,4}?(?:out|off)\b|"
-    r"\b(?:unsee|unhear|unknow|unlearn|unremember|un-remember|unsaid|unsay)\b"
+    r"\b(?:unsee|unhear|unknow|unlearn|unremember|un-remember|unsaid|unsay)\b|\berasure\b|\bright to be forgotten\b"
+    # Metaphors: "let it fade", "bury what I told you", "that never happened", "into the void"
+    r"|\b(?:fade|fades|bury|burn|vanish|disappear|dissolve|evaporate)\b|\bnever happened\b"
+    r"|\b(?:the|a) (?:void|shredder)\b"
+    r"|\bgo up in smoke\b|\bwithdraw(?:n)?\b"
+    # "cease to remember", "let it go from your side", "not something I want kept", "didn't live in your memory"
+    rf"|\bcease (?:to )?(?:{_KEEP_VERBS}|know(?:ing)?)\b|\blet (?:it|that|this|them) go\b"
+    r"|\bnot something (?:i|you) (?:want|need)\b|\b(?:didn't|did not|wouldn't|would not|doesn't|does not) (?:live|stay|"
+    r"sit|remain) in your\b"
 )
 
 

@@ -30,10 +30,10 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options):
         if options["corpus_only"]:
-            from evaluation.intents.train import independent_training
+            from evaluation.intents.train import independent_training, nested_corpus
 
             examples = corpus_generate(options["seed"]) + independent_training("train")
-            nested = corpus_generate(options["seed"], nested=True) + independent_training("dev_train")
+            nested = [e for fold in nested_corpus(options["seed"]) for e in fold]
             families = {e.family for e in examples}
             self.stdout.write(f"corpus {corpus_hash(examples)}: {len(examples)} examples, {len(families)} families; "
                               f"nested validation corpus {corpus_hash(nested)}: {len(nested)} examples")

@@ -1,0 +1,120 @@
+"""Deletion requests with words of another language mixed in, and chat shorthand, read as English.
+
+People who write to the assistant in English often switch language for the word that matters most: "porfa borra
+lo de Ramiro", "apaga aí what I said", "aadhaar wala number hata do", "that about prison. zapomnij". ``gloss``
+rewrites a small lexicon of such words into English: the verbs that ask for something to be forgotten, deleted or
+removed (Spanish, Portuguese, French, Italian, German, Polish, Hindi/Urdu written in Latin letters), the ways of
+saying "please", "I don't want you to ..." and "I forgot" in those languages, and chat shorthand ("rmv", "del my
+...") and learner grammar ("i no want") around them. Nothing else is translated: the rest of the message keeps
+its words, and a message with none of these words comes back unchanged.
+
+The rule signals read the glossed text; the embedding is of the message as written, so the turn's one vector
+serves the detector as well. The past tenses are glossed as well ("se me olvidó", "esqueci",
+"zapomniałam" -> "I forgot"), so the user's own forgetting stays recognisable as such in any of these languages.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Object pronouns that may follow a glossed verb ("olvida eso", "efface ça", "usuń to", "apaga aí", "isse hata do").
+_PRONOUN = r"(?:\s+(?P<p>eso|esto|isso|isto|aquilo|ça|ca|cela|das|to|aí|ai|yeh|ye|woh|wo|ise|use|isse))?"
+
+# (pattern, English): each pattern is a whole word or phrase, matched without regard to case.
+_VERBS: list[tuple[str, str]] = [
+    # Spanish
+    (r"olv[ií]date de(?:l)?", "forget about"),
+    (r"olv[ií]date", "forget"),
+    (r"olv[ií]d(?:a|e|en|es|ar)(?P<c>lo|la|los|las|le)?", "forget"),
+    (r"b[oó]rr(?:a|e|en|es|ar)(?P<c>lo|la|los|las|le)?", "delete"),
+    (r"elim[ií]n(?:a|e|en|es)(?P<c>lo|la|los|las)?", "delete"),
+    (r"qu[ií]ta(?P<c>lo|la|los|las|le)?", "remove"),
+    (r"suprim(?:e|a|elo|ela)", "delete"),
+    # Portuguese
+    (r"apag(?:a|ue|uem|ar|ues)(?P<c>-o|-a)?", "delete"),
+    (r"esque(?:ce|ça|ca|çam|cer|cam)(?P<c>-o|-a)?", "forget"),
+    (r"delet(?:a|ar)", "delete"),
+    (r"exclu(?:a|i|ir)", "delete"),
+    (r"tir(?:a|ar)(?P<c>-o|-a)?", "remove"),
+    # French
+    (r"oubli(?:e|ez)", "forget"),
+    (r"effac(?:e|ez)", "delete"),
+    (r"supprim(?:ez)", "delete"),
+    # Italian
+    (r"dimentic(?:a|ala|alo|ate)", "forget"),
+    (r"cancell(?:a|ala|alo|ate)", "delete"),
+    # German
+    (r"vergiss|vergesst", "forget"),
+    (r"l[öo]sch(?:e|en|t)?", "delete"),
+    (r"entfern(?:e|en|t)?", "remove"),
+    # Polish
+    (r"zapomnij(?:cie)?", "forget"),
+    (r"usu[ńn](?:cie)?", "delete"),
+    (r"skasuj(?:cie)?", "delete"),
+    (r"wyma[żz](?:cie)?", "erase"),
+    (r"wyrzu[ćc](?:cie)?", "throw away"),
+    # Hindi / Urdu in Latin letters: the verb after its object ("number hata do")
+    (r"hat(?:a|aa)\s*(?:do|de|dena|dijiye|dijie|dijiyega)|hatao|hatado", "remove"),
+    (r"mit(?:a|aa)\s*(?:do|de|dena|dijiye|dijie)|mitao|mitado", "erase"),
+    (r"nik(?:a|aa)l\s*(?:do|de|dena|dijiye)|nikalo", "remove"),
+    (r"bh[uo]o?l\s*(?:ja|jao|jaa|jaao|jana|jaana|jaiye|jaaiye|jaiyega)", "forget"),
+]
+# The same deletion verbs in English, made imperative with a Hindi helper: "delete kr do", "forget kar dena".
+_HELPED = (r"(?P<h>delete|remove|erase|forget|clear|wipe)\s+(?:kr|kar|kardo|krdo|karo|kro)"
+           r"(?:\s*(?:do|de|dena|dijiye|dijie|na))?")
+_PHRASES: list[tuple[str, str]] = [
+    # What turns a verb into a request, or a wish
+    (r"n[aã]o quero que(?: voc[eê]| vc| tu)?", "I don't want you to"),
+    (r"no quiero que", "I don't want you to"),
+    (r"ich will nicht,? dass du", "I don't want you to"),
+    (r"nie chc[eę],? (?:[zż]eby|aby)(?:[sś]|ś)?", "I don't want you to"),
+    (r"saibas|saiba|sepas|sepa", "know"),
+    (r"(?:lo |la |los |las |o |a )?guard(?:es|e|ar)", "keep"),
+    (r"recuerdes|lembres|lembre", "remember"),
+    (r"pode|podes|puedes|podr[ií]as|poderia|potresti|kannst du|mo[żz]esz", "can you"),
+    # "Please" and its cousins
+    (r"por favor|porfa|porfis|porfavor|pfv|pfvr|s'il (?:te|vous) pla[iî]t|svp|per favore|bitte|"
+     r"prosz[eę]|kripya|kripaya", "please"),
+    # Pointers to a topic: "lo de Ramiro", "sobre minha mãe", "ayesha ke baare me"
+    (r"lo de(?:l)?|lo que dije (?:de|sobre)", "the thing about"),
+    (r"sobre", "about"),
+    # The user's own forgetting, in the past tense
+    (r"se me olvid[oó]|olvid[eé]|esqueci|zapomnia(?:ł|l)(?:am|em)|j'ai oubli[eé]|ho dimenticato|"
+     r"ich habe vergessen|bh[uo]o?l (?:gaya|gayi|gya|gyi)", "I forgot"),
+    # "How to" before a glossed verb: "como borrar ...", "photos kaise delete kare"
+    (r"c[oó]mo(?: se)?(?= (?:delete|remove|forget|erase)\b)|kaise(?= (?:delete|remove|forget|erase|clear)\b)",
+     "how to"),
+    # Chat shorthand and learner grammar around a request
+    (r"rmv|rmove|rmov", "remove"),
+    (r"dlt|del(?=\s+(?:my|the|that|this|it|ur|your|all|everything|abt|about)\b)", "delete"),
+    (r"4get|frget|fgt", "forget"),
+    (r"i no want|i not want", "I don't want"),
+    (r"no need(?= (?:remember|keep|store|save|know|have|hold)\b)", "no need to"),
+]
+
+
+def _compile(pairs: list[tuple[str, str]], pronoun: bool) -> list[tuple[re.Pattern, str]]:
+    tail = _PRONOUN if pronoun else ""
+    return [(re.compile(rf"(?<![\w'-])(?:{p}){tail}(?![\w'-])", re.IGNORECASE), english) for p, english in pairs]
+
+
+_VERB_PATTERNS = _compile(_VERBS, pronoun=True)
+_PHRASE_PATTERNS = _compile(_PHRASES, pronoun=False)
+_HELPED_PATTERN = re.compile(rf"(?<![\w'-]){_HELPED}(?![\w'-])", re.IGNORECASE)
+
+
+def _object(match: re.Match) -> str:
+    found = match.groupdict()
+    return " that" if found.get("p") else " it" if found.get("c") else ""
+
+
+def gloss(text: str) -> str:
+    """``text`` with the lexicon's words in English ("porfa borra eso" -> "please delete that"); otherwise as is."""
+    if not text:
+        return text or ""
+    out = _HELPED_PATTERN.sub(lambda m: m.group("h"), text)
+    for pattern, english in _VERB_PATTERNS:
+        out = pattern.sub(lambda m, english=english: english + _object(m), out)
+    for pattern, english in _PHRASE_PATTERNS:
+        out = pattern.sub(english, out)
+    return out

@@ -1,0 +1,161 @@
+"""Deletion requests with another language's words mixed in, chat shorthand and learner grammar."""
+
+import pytest
+
+from dellm_site.ai.embedding import get_embedder
+from provenance.forgetting import intent
+from provenance.forgetting.intent_languages import gloss
+from provenance.forgetting.intent_signals import signals
+
+# Written for this test: the word that asks for something to go is not English.
+MIXED_REQUESTS = [
+    "porfa bórralo, lo de mi hermano and the loan",
+    "esquece o que eu disse about my salary, ok?",
+    "meri salary wali baat hata do please",
+    "the thing about my landlord. usuń to, seriously",
+    "oublie what I said about my doctor s'il te plaît",
+    "olvida eso of my address pls",
+]
+# The same verbs in their everyday senses, or the user's own forgetting.
+MIXED_ORDINARY = [
+    "se me olvidó mi paraguas en el bus again",
+    "como borrar el historial de Chrome?",
+    "esqueci minha senha do banco, how do I reset it",
+    "what does 'olvida' mean in English?",
+]
+# English idioms, shorthand and learner grammar that ask for something to be forgotten.
+ENGLISH_REQUESTS = [
+    "the bit about my overdraft - make it gone",
+    "can you un-know what I said about my ex's new job",
+    "my old phone number, act like you never saw it",
+    "my student visa number, no need remember that",
+    "pls rmv my home address",
+    "my exam results I give you, you delete, ok?",
+]
+ENGLISH_ORDINARY = [
+    "how do magicians make a coin disappear?",
+    "I have a tattoo of my ex's name on my arm, I want to remove it",
+    "I regret telling my cousin about the divorce, now everyone knows",
+    "did I tell you my brother's name before? I don't remember if I did",
+    "Translate into French: 'Please forget what I said yesterday.'",
+    "forget it, I'll just phone the bank myself",
+]
+
+
+@pytest.mark.parametrize(
+    "text, english",
+    [
+        ("porfa borra lo de Ramiro", "please delete the thing about Ramiro"),
+        ("bórralo", "delete it"),
+        ("apaga aí what I said", "delete that what I said"),
+        ("aadhaar number hata do", "aadhaar number remove"),
+        ("account delete kr do", "account delete"),
+        ("that story. zapomnij.", "that story. forget."),
+        ("não quero que saibas my pension", "I don't want you to know my pension"),
+        ("del my student loan pls", "delete my student loan pls"),
+        ("i no want that in your memory", "I don't want that in your memory"),
+        ("se me olvidó el paraguas", "I forgot el paraguas"),
+    ],
+)
+def test_gloss_reads_the_lexicon_in_english(text, english):
+    assert gloss(text) == english
+
+
+@pytest.mark.parametrize("text", [
+    "Please delete my address", "I quite like the tire swing", "the deli sells tortillas", "he is a Delaware senator",
+    "No need to remember that", "forget about it",
+])
+def test_gloss_leaves_english_alone(text):
+    assert gloss(text) == text
+
+
+@pytest.mark.parametrize("text", MIXED_REQUESTS + MIXED_ORDINARY)
+def test_gloss_is_stable(text):
+    assert gloss(gloss(text)) == gloss(text)
+
+
+@pytest.mark.parametrize("text", MIXED_REQUESTS)
+def test_mixed_requests_carry_a_deletion_verb(text):
+    assert signals(text)["deletion_verb"]
+
+
+def test_mixed_everyday_senses_read_as_such():
+    assert signals("se me olvidó mi paraguas en el bus again")["self_forgetting"]
+    assert signals("esqueci minha senha do banco, how do I reset it")["self_forgetting"]
+    assert signals("como borrar el historial de Chrome?")["question"]
+
+
+@pytest.mark.parametrize("text, name", [
+    ("I have a tattoo of my ex's name on my arm, I want to remove it", "user_does_it"),
+    ("I regret telling my cousin about the divorce", "told_someone_else"),
+    ("did I tell you my brother's name before?", "asks_what_you_know"),
+    ("Translate into French: 'Please forget what I said yesterday.'", "writing_task"),
+    ("forget it, I'll just phone the bank myself", "never_mind"),
+])
+def test_ordinary_readings_have_their_signal(text, name):
+    found = signals(text)
+    assert found[name] and not found["rule_request"]
+
+
+def test_i_dont_remember_is_not_stop_remembering():
+    assert not signals("I don't remember if I told you")["stop_keeping"]
+    assert signals("please don't remember my new address")["stop_keeping"]
+
+
+@pytest.fixture(scope="module")
+def vectors():
+    texts = MIXED_REQUESTS + MIXED_ORDINARY + ENGLISH_REQUESTS + ENGLISH_ORDINARY
+    return dict(zip(texts, get_embedder().embed(texts), strict=True))
+
+
+@pytest.mark.parametrize("text", MIXED_REQUESTS + ENGLISH_REQUESTS)
+def test_mixed_and_idiomatic_requests_are_recognised(text, vectors):
+    found = intent.intent_detect(text, vector=vectors[text])
+    assert found.outcome in ("forget", "ask"), found
+
+
+@pytest.mark.parametrize("text", MIXED_ORDINARY + ENGLISH_ORDINARY)
+def test_same_words_in_ordinary_messages_are_not_requests(text, vectors):
+    assert intent.intent_detect(text, vector=vectors[text]).outcome != "forget"
+
+
+def test_a_mixed_request_is_embedded_as_written_and_ruled_on_as_its_gloss(vectors):
+    text = MIXED_REQUESTS[0]
+    assert gloss(text) != text
+    # The turn's own vector of the message serves: no second embedding of the gloss.
+    assert intent.intent_detect(text, vector=vectors[text]) == intent.intent_detect(text)
+    assert signals(text) == signals(gloss(text))
+    assert signals(text)["rule_request"]
+
+
+def test_everything_the_user_said_is_a_target_not_a_question_about_memory():
+    assert not signals("forget everything I just said")["generic_memory_question"]
+    assert not signals("delete everything i've told you today")["generic_memory_question"]
+    assert signals("forget everything I just said")["rule_request"]
+    assert signals("do you forget everything I say?")["generic_memory_question"]
+    assert signals("Can you forget things the way humans do?")["generic_memory_question"]
+
+
+def test_a_stated_fact_after_that_is_a_clause_not_a_dismissal():
+    for text in ("Forget that I'm vegan, so I have to be careful with food",
+                 "Forget that my sister lives in Porto",
+                 "Forget that Nikolai Abilov's father was a highly esteemed artist"):
+        assert signals(text)["that_clause"], text
+    for text in ("ok forget that, I'll do it later", "scrap that last idea", "delete that file from the repo",
+                 "forget that stupid joke I made"):
+        assert not signals(text)["that_clause"], text
+    assert signals("ok forget that I'll do it later")["never_mind"]
+
+
+def test_a_target_tidied_of_its_closing_quote_is_still_set_aside():
+    text = 'Forget that the novel was called "Red Dust Road."'
+    assert intent._set_aside(text, 'the novel was called "Red Dust Road"') == 'Forget that this"'
+    assert intent._set_aside("Forget that I live in Porto", "I live in Porto") == "Forget that this"
+    assert intent._set_aside("Forget it", "something else entirely") == "Forget it"
+
+
+def test_a_long_stated_fact_to_forget_is_sure():
+    text = ("Forget that Basil Mahfouz Al-Kuwaiti's writing style is known for its lyrical prose, intricate plot "
+            "lines, and vividly drawn characters")
+    assert intent.intent_detect(text).outcome == "forget"
+    assert intent.intent_detect("ok forget that, I'll do it later").outcome == "none"
