@@ -113,8 +113,9 @@ def test_quick_bench_writes_every_measurement(tmp_path):
     assert results["context_tokens_ratio_full_memory_1k"]["params"]["messages"] == 1000
     curve = results["scaling_curve"]["params"]
     assert len(curve["items"]) == len(SPECS["quick"].curve) and curve["items"] == sorted(curve["items"])
-    assert all(isinstance(v, int | float) for k in ("retrieval_p95_ms", "preview_p95_ms", "confirm_p50_ms")
-               for v in curve[k])
+    assert all(isinstance(v, int | float) for k in ("retrieval_p95_ms", "preview_p95_ms", "confirm_p50_ms",
+                                                    "turn_overhead_p50_ms") for v in curve[k])
+    assert curve["turn_overhead"] == "measured"
     load = results["scale_load_s"]["params"]
     assert load["messages"] > 15_000 and load["edges"] > load["nodes"]
     markdown = (tmp_path / "bench.md").read_text()

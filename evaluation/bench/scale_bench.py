@@ -9,12 +9,12 @@ the same run.
 - Forget preview and confirm (the real services; confirm with verification, rebuilds and the maintenance it
   triggers, all in-process as without workers) of ~100-item deletions at every history size of the
   scaling curve; baseline: the same at the smallest size (1,000 items).
+- Turn overhead at every history size of the curve (``evaluation.bench.turn``: chat turns with the instant LLM).
 - Context tokens per turn: the full-memory baseline (every earlier message in context) over DeLLM's.
 """
 
 from __future__ import annotations
 
-import importlib
 import random
 import re
 import statistics
@@ -39,6 +39,7 @@ from . import scale_texts as texts
 from .baseline_plan import plan_baseline
 from .scale import ScaleSpec, tokens_username, username
 from .timing import entry, run_ms, summary
+from .turn import turn_overhead_runs
 
 
 @dataclass(frozen=True)
@@ -253,15 +254,6 @@ def context_tokens(user, queries: list[Query]) -> dict:
     return {"full": full, "dellm": ours, "mean": mean, "messages": len(history)}
 
 
-def _turn_overhead() -> Callable | None:
-    """The hook for turn overhead on the scaling curve: ``evaluation.bench.turn.turn_overhead_runs(*, user,
-    runs) -> list[float]`` (ms per chat turn with an instant LLM), where that module exists."""
-    try:
-        return importlib.import_module("evaluation.bench.turn").turn_overhead_runs
-    except (ImportError, AttributeError):
-        return None
-
-
 def scale_measure(*, spec: ScaleSpec, quick: bool, stdout, only_retrieval: bool = False) -> dict:
     """Every scale benchmark on the current database (which holds ``spec``'s dataset); ``only_retrieval``: the
     retrieval ones (the scaling curve's retrieval, the heavy user, many users, recall) and no other.
@@ -281,7 +273,6 @@ def scale_measure(*, spec: ScaleSpec, quick: bool, stdout, only_retrieval: bool 
     results: dict = {}
     passes = 1 if quick else 2
     previews, confirms = (6, 2) if quick else (20, 5)  # at the heavy user; fewer at the other sizes
-    turn = _turn_overhead()
 
     curve: dict = {"items": [], "retrieval_p95_ms": [], "preview_p95_ms": [], "confirm_p50_ms": [],
                    "turn_overhead_p50_ms": [], "retrieval_exact_p95_ms": []}
@@ -304,10 +295,10 @@ def scale_measure(*, spec: ScaleSpec, quick: bool, stdout, only_retrieval: bool 
         at[size]["deletion"] = deletion
         curve["preview_p95_ms"].append(summary(deletion["preview"])["p95"])
         curve["confirm_p50_ms"].append(summary(deletion["confirm"])["p50"])
-        curve["turn_overhead_p50_ms"].append(summary(turn(user=user, runs=20))["p50"] if turn else None)
+        curve["turn_overhead_p50_ms"].append(summary(turn_overhead_runs(user=user, runs=20))["p50"])
     results["scaling_curve"] = {
         "value": len(spec.curve), "unit": "sizes",
-        "params": {**curve, "turn_overhead": "measured" if turn else "no evaluation.bench.turn hook yet"},
+        "params": {**curve, "turn_overhead": "measured"},
     }
 
     heavy_at, small_at = at[spec.heavy_items], at[spec.curve[0]]
