@@ -224,8 +224,11 @@ def intent_detect(text: str, *, vector=None) -> Intent:
     if again.outcome != NONE and found["rule_request"] and found["that_clause"]:
         # The frame alone ("forget that this") may be only asked about: "forget that" can also wave off what was
         # just said. Here its object is a stated fact ("forget that I work as a pilot"), and every rule reads a
-        # request: sure.
-        return Intent(FORGET, max(again.confidence, _thresholds(model.full)[0]), targets)
+        # request: as sure as the trained threshold, and "forget" unless the deployment asks for more
+        # (DELLM_INTENT_SURE above it: then it is asked about, as any request short of that).
+        confidence = max(again.confidence, model.full.sure)
+        sure, _ = _thresholds(model.full)
+        return Intent(FORGET if confidence >= sure else ASK, min(confidence, 1.0), targets)
     if again.outcome != FORGET:
         return intent
     if intent.outcome == ASK and found["rule_request"]:
