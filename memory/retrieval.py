@@ -217,6 +217,7 @@ _ITEMS_UP_TO_SQL = "SELECT count(*) FROM (SELECT FROM memory_node WHERE owner_id
 # where the index can give the order (else the planner sorts a mid-sized history's rows read through the owner
 # index, which is what this plan is chosen to avoid; the query's other sorts have no alternative and stay).
 _QUERY_SETTINGS_SQL = "SELECT set_config('max_parallel_workers_per_gather', '0', true)"
+_CONTEXT_SCAN_LIMIT_SQL = "SELECT set_config('hnsw.max_scan_tuples', %s, true)"
 _INDEX_SCAN_SQL = (
     "SELECT set_config('max_parallel_workers_per_gather', '0', true), "
     "set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', %s, true), "
@@ -249,9 +250,14 @@ def index_scan_settings(cursor) -> None:
 
 
 def query_settings(cursor, plan: str) -> None:
-    """Configure the current transaction for a retrieval query under ``plan``."""
+    """Configure the current transaction for a context query under ``plan``. The index plan's walk is bounded
+    (DELLM_RETRIEVAL_MAX_SCAN_TUPLES): a message about something the user never spoke of has few of their vectors
+    near it, and the walk would otherwise read pgvector's default 20,000 tuples (70 ms for the benchmark's heavy
+    user) to find candidates that are all far from it. Scans that must find everything near a vector
+    (``nearest_within``: verification, the residue scan) keep the default."""
     if plan == "index":
         index_scan_settings(cursor)
+        cursor.execute(_CONTEXT_SCAN_LIMIT_SQL, [str(settings.DELLM_RETRIEVAL_MAX_SCAN_TUPLES)])
     else:
         cursor.execute(_QUERY_SETTINGS_SQL)
 

@@ -312,3 +312,17 @@ def test_words_found_too_common_to_rank_by_are_not_counted_again_for_a_while(use
     retrieval._common_words.clear()
     assert [r.node.pk for r in context_retrieve(user=user, query_vector=E0, text=text)] == first
     assert retrieval._known_common(user.pk) == []
+
+
+def test_a_context_walk_of_the_index_is_bounded_and_a_scan_for_everything_near_a_vector_is_not(user, settings):
+    for similarity in (0.9, 0.8, 0.7):
+        store(user, f"item {similarity}", similarity)
+    settings.DELLM_RETRIEVAL_EXACT_MAX_ITEMS = 0  # the index plan, as for a heavy user
+    settings.DELLM_RETRIEVAL_MAX_SCAN_TUPLES = 1234
+    with CaptureQueriesContext(connection) as captured:
+        got = context_retrieve(user=user, query_vector=E0, text="Which items?")
+    assert len(got) == 3
+    assert any("hnsw.max_scan_tuples" in q["sql"] and "'1234'" in q["sql"] for q in captured.captured_queries)
+    with CaptureQueriesContext(connection) as captured:
+        assert len(nearest_within(owner_id=user.pk, vectors=[E0], max_distance=0.5)) == 3
+    assert not any("max_scan_tuples" in q["sql"] for q in captured.captured_queries)

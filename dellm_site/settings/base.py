@@ -281,6 +281,9 @@ DELLM_CONTEXT_STATEMENT_MIN_SIMILARITY = env.float("DELLM_CONTEXT_STATEMENT_MIN_
 # 8 ms against HNSW 11 ms p50 at 10,000 items, 15 against 5 at 30,000); README, "Retrieval at scale".
 DELLM_RETRIEVAL_EXACT_MAX_ITEMS = env.int("DELLM_RETRIEVAL_EXACT_MAX_ITEMS", default=15000)
 DELLM_RETRIEVAL_EF_SEARCH = env.int("DELLM_RETRIEVAL_EF_SEARCH", default=200)
+# The most index tuples a context query's HNSW walk reads (pgvector's hnsw.max_scan_tuples; its default is 20,000):
+# bounds a heavy user's retrieval for a message far from anything they said (memory.retrieval.query_settings).
+DELLM_RETRIEVAL_MAX_SCAN_TUPLES = env.int("DELLM_RETRIEVAL_MAX_SCAN_TUPLES", default=2000)
 # Longest accepted chat message, in characters; longer ones are refused with a 400 / error frame.
 DELLM_MAX_MESSAGE_CHARS = env.int("DELLM_MAX_MESSAGE_CHARS", default=8000)
 # Largest request body, in bytes; API and /v1 requests over it get a JSON 413 (Django's default: 2.5 MiB).
