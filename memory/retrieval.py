@@ -121,6 +121,8 @@ def owner_term_sql(lexeme_sql: str) -> str:
     """The SQL of a tsquery of one owner-prefixed lexeme (``lexeme_sql``, an SQL text expression), for
     OWNED_WORDS_MATCH: of ``%(owner)s``'s."""
     return f"quote_literal(%(owner)s::text || ':' || {lexeme_sql})"
+
+
 # The user's items that compete, where the owner-prefixed word already keeps to the user's items (so the planner
 # does not intersect the word's entries with all of the user's rows from the owner index).
 _COMPETING_OWNED = """n.retrievable AND n.informative AND n.kind = ANY(%(kinds)s::text[])
