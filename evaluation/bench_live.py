@@ -289,7 +289,7 @@ def _stage_timers(stages: dict[str, float]) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def _tasks_queued() -> Iterator[str]:
+def tasks_queued() -> Iterator[str]:
     """The turn's tasks are sent to the broker (as with workers), not run inside the turn; without REDIS_URL the
     broker is Celery's in-process memory transport, so sending costs what serialising and publishing cost."""
     from dellm_site.celery import app
@@ -313,7 +313,7 @@ def turn_overhead(*, items: int, turns_count: int, log: Callable[[str], object])
                  f"I went {TOPICS[i % len(TOPICS)]} again on day {i}." for i in range(turns_count)]
     stages: dict[str, float] = defaultdict(float)
     runs = []
-    with override_settings(DELLM_LLM=INSTANT_LLM), _tasks_queued() as broker:
+    with override_settings(DELLM_LLM=INSTANT_LLM), tasks_queued() as broker:
         turns.message_post(user=user, conversation_id=user.conversation.pk, content="Warm-up question?")
         with _stage_timers(stages):
             for question in questions:

@@ -13,7 +13,7 @@ from django.test.utils import override_settings
 from chat import turns
 from chat.models import Conversation
 
-from ..bench_live import INSTANT_LLM, _tasks_queued
+from ..bench_live import INSTANT_LLM, tasks_queued
 from .scale_texts import CITIES, NAMES, TOPICS
 
 
@@ -28,7 +28,7 @@ def turn_overhead_runs(*, user, runs: int) -> list[float]:
     """``runs`` chat turns of ``user`` after one untimed one, each one's server time in ms."""
     conversation = Conversation.objects.create(owner=user, title="benchmark turns")
     out = []
-    with override_settings(DELLM_LLM=INSTANT_LLM), _tasks_queued():
+    with override_settings(DELLM_LLM=INSTANT_LLM), tasks_queued():
         turns.message_post(user=user, conversation_id=conversation.pk, content=_text(runs))
         for i in range(runs):
             started = time.perf_counter()

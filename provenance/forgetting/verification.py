@@ -24,7 +24,7 @@ from dellm_site.ai.text import is_question
 from dellm_site.errors import ApplicationError
 from dellm_site.types import RequestId
 from memory.models import Edge, Node
-from memory.retrieval import OWNED_WORDS_MATCH, nearest_within, owner_term
+from memory.retrieval import OWNED_WORDS_MATCH, nearest_within, owner_term, vector_literal
 
 from ..manifest import Manifest, Verification
 from ..models import DeletionRequest, DeletionStatus
@@ -114,7 +114,7 @@ def _within(*, user: User, vectors: list[list[float]], distance: float, exclude,
         "owner": user.pk,
         "exclude": sorted(exclude),
         "ids": None if only is None else sorted(only),
-        "vectors": ["[" + ",".join(repr(float(x)) for x in vector) + "]" for vector in vectors],
+        "vectors": [vector_literal(vector) for vector in vectors],
         "distance": distance,
     }
     with connection.cursor() as cursor:
