@@ -159,7 +159,7 @@ def forget_review(*, user: User, content: object) -> dict:
 
 def _recognise(*, user, content: str, vector) -> ChatEvent | None:
     """The forget preview or the question a message turns into, or None for an ordinary message."""
-    found = intent_detect(content, vector=vector)
+    found = intent_detect(content)  # the turn has just embedded it: its layers are at hand
     outcome, targets = found.outcome, found.targets
     if outcome == "ask":
         decided = get_llm().forget_targets(content)

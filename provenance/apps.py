@@ -18,6 +18,7 @@ class ProvenanceConfig(AppConfig):
 
             from .forgetting.intent import intent_detect
 
-            intent_detect("warm up", vector=get_embedder().embed_one("warm up"))
+            get_embedder().embed_one("warm up")
+            intent_detect("warm up")
 
         warm_up_register("intent", intent_load)

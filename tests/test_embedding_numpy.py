@@ -77,6 +77,25 @@ def test_one_at_a_time_and_in_a_batch_of_mixed_lengths_give_the_same_vectors(emb
     assert cosines(together, reference.embed(batch)).min() >= 0.9999
 
 
+def test_every_layers_pooled_states_are_the_references_and_the_last_is_the_embedding(embedder, reference):
+    """The deletion-request detector reads every layer's mean-pooled states: the numpy engine's equal those of
+    sentence-transformers' own model, the last layer's row is the text's vector, and a text embedded alone keeps
+    its layers for a while (a turn's message is not run through the model again)."""
+    ours, theirs = embedder.embed_layers(SENTENCES), reference.embed_layers(SENTENCES)
+    assert ours.shape == theirs.shape == (len(SENTENCES), 6, 384)
+    for layer in range(6):
+        assert cosines(ours[:, layer], theirs[:, layer]).min() >= 0.9999, layer
+    np.testing.assert_allclose(np.linalg.norm(ours, axis=2), 1.0, atol=1e-5)
+    assert cosines(ours[:, -1], embedder.embed(SENTENCES)).min() >= 0.99999
+    # Earlier layers are not the last one: they hold something else.
+    assert cosines(ours[:, 0], ours[:, -1]).max() < 0.9
+    text = "I keep bees in my garden, behind the shed."
+    embedder.embed_one(text)
+    assert text in embedder._recent and len(embedder._recent) <= embedder.RECENT_LAYERS
+    embedder.embed([f"batch {i}" for i in range(3)])
+    assert not any(key.startswith("batch ") for key in embedder._recent)  # a batch does not evict a turn's message
+
+
 def test_long_texts_are_cut_where_sentence_transformers_cuts_them(embedder, reference):
     model, library = embedder._load(), reference._load().library
     assert model.max_length == library.max_seq_length == 256

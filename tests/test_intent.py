@@ -32,28 +32,29 @@ ORDINARY = [
 
 @pytest.fixture(scope="module")
 def vectors():
+    """The detector's features of every text (every layer of the embedder), computed in one batch."""
     texts = REQUESTS + ORDINARY
-    return dict(zip(texts, get_embedder().embed(texts), strict=True))
+    return dict(zip(texts, intent.intent_features(texts), strict=True))
 
 
 @pytest.mark.parametrize("text", REQUESTS)
 def test_fresh_requests_are_recognised(text, vectors):
-    found = intent.intent_detect(text, vector=vectors[text])
+    found = intent.intent_detect(text, features=vectors[text])
     assert found.outcome in ("forget", "ask"), found
     assert found.targets
 
 
 @pytest.mark.parametrize("text", ORDINARY)
 def test_fresh_ordinary_messages_are_not_taken_for_requests(text, vectors):
-    found = intent.intent_detect(text, vector=vectors[text])
+    found = intent.intent_detect(text, features=vectors[text])
     assert found.outcome != "forget", found
     if found.outcome == "none":
         assert found.targets == []
 
 
-def test_the_vector_is_optional_and_gives_the_same_answer(vectors):
+def test_the_features_are_optional_and_give_the_same_answer(vectors):
     text = REQUESTS[1]
-    assert intent.intent_detect(text) == intent.intent_detect(text, vector=vectors[text])
+    assert intent.intent_detect(text) == intent.intent_detect(text, features=vectors[text])
 
 
 @pytest.mark.parametrize(
@@ -118,14 +119,17 @@ def test_forget_request_target_joins_targets_and_keeps_none_for_ordinary_message
 class _OtherEmbedder:
     name, dimensions = "openai:text-embedding-3-small", 1536
 
-    def embed_one(self, text):
+    def embed(self, texts):
+        raise AssertionError("the rules-only path must not embed")
+
+    def embed_layers(self, texts):
         raise AssertionError("the rules-only path must not embed")
 
 
 def test_another_embedder_falls_back_to_the_rules(monkeypatch):
     monkeypatch.setattr(intent, "get_embedder", lambda: _OtherEmbedder())
     model = intent.intent_model()
-    request = intent.intent_detect("Please forget my home address", vector=np.ones(1536))
+    request = intent.intent_detect("Please forget my home address", features=np.ones(1536))
     assert request.outcome in ("forget", "ask") and request.targets == ["my home address"]
     assert request == intent.intent_classify("Please forget my home address", None)
     assert intent.intent_detect("How do I delete a git branch?").outcome == "none"
@@ -138,20 +142,40 @@ def test_the_saved_model_loads_and_matches_the_embedder():
     model, embedder = intent.intent_model(), get_embedder()
     assert model.embedder == embedder.name and model.dimensions == embedder.dimensions
     assert list(model.signal_names) == SIGNAL_NAMES == raw["feature_names"][1:]
-    assert len(raw["coef_embedding"]) == embedder.dimensions
+    assert model.layers == raw["layers"] == embedder.embed_layers(["x"]).shape[1] == 6
+    assert len(raw["coef_embedding"]) == embedder.dimensions * model.layers
     for head in (model.full, model.fallback):
         assert 0 < head.ask <= head.sure < 1
         assert head.coef_signals.shape == (len(SIGNAL_NAMES),)
 
 
-def test_detection_with_the_vector_passed_does_not_embed_again(vectors, monkeypatch):
+def test_detection_with_the_features_passed_does_not_embed_again(vectors, monkeypatch):
     # What it costs in time is measured in the intents report (``timing``), not here.
     def refuse(*_):
-        raise AssertionError("the vector was passed in; nothing should be embedded")
+        raise AssertionError("the features were passed in; nothing should be embedded")
 
-    monkeypatch.setattr(intent, "_embed", refuse)
+    monkeypatch.setattr(intent, "intent_features", refuse)
     for text in (REQUESTS[0], ORDINARY[0]):
-        assert intent.intent_detect(text, vector=vectors[text]) == intent.intent_classify(text, vectors[text])
+        assert intent.intent_detect(text, features=vectors[text]) == intent.intent_classify(text, vectors[text])
+
+
+def test_a_message_the_turn_has_just_embedded_is_not_run_through_the_model_again():
+    # The turn embeds the message once (for retrieval and storage); the detector then reads its layers from there.
+    embedder = get_embedder()
+    text = "Please stop keeping the name of my landlord, it's none of your business."
+    model = embedder._load()
+    passes = []
+    original = model.encode_layers
+    model.encode_layers = lambda texts: passes.append(list(texts)) or original(texts)
+    try:
+        vector = embedder.embed_one(text)
+        found = intent.intent_detect(text)
+    finally:
+        del model.encode_layers
+    assert passes == [[text]]
+    assert found == intent.intent_detect(text, features=intent.intent_features([text])[0])
+    assert found.outcome != "none"
+    assert np.allclose(vector, embedder.embed([text, "another text"])[0], atol=1e-6)
 
 
 def test_a_model_put_in_place_for_a_while_is_scored_then_the_saved_one_again():

@@ -2,7 +2,6 @@
 
 import pytest
 
-from dellm_site.ai.embedding import get_embedder
 from provenance.forgetting import intent
 from provenance.forgetting.intent_languages import gloss
 from provenance.forgetting.intent_signals import signals
@@ -105,25 +104,25 @@ def test_i_dont_remember_is_not_stop_remembering():
 @pytest.fixture(scope="module")
 def vectors():
     texts = MIXED_REQUESTS + MIXED_ORDINARY + ENGLISH_REQUESTS + ENGLISH_ORDINARY
-    return dict(zip(texts, get_embedder().embed(texts), strict=True))
+    return dict(zip(texts, intent.intent_features(texts), strict=True))
 
 
 @pytest.mark.parametrize("text", MIXED_REQUESTS + ENGLISH_REQUESTS)
 def test_mixed_and_idiomatic_requests_are_recognised(text, vectors):
-    found = intent.intent_detect(text, vector=vectors[text])
+    found = intent.intent_detect(text, features=vectors[text])
     assert found.outcome in ("forget", "ask"), found
 
 
 @pytest.mark.parametrize("text", MIXED_ORDINARY + ENGLISH_ORDINARY)
 def test_same_words_in_ordinary_messages_are_not_requests(text, vectors):
-    assert intent.intent_detect(text, vector=vectors[text]).outcome != "forget"
+    assert intent.intent_detect(text, features=vectors[text]).outcome != "forget"
 
 
 def test_a_mixed_request_is_embedded_as_written_and_ruled_on_as_its_gloss(vectors):
     text = MIXED_REQUESTS[0]
     assert gloss(text) != text
-    # The turn's own vector of the message serves: no second embedding of the gloss.
-    assert intent.intent_detect(text, vector=vectors[text]) == intent.intent_detect(text)
+    # The message's own features serve: no second embedding of the gloss.
+    assert intent.intent_detect(text, features=vectors[text]) == intent.intent_detect(text)
     assert signals(text) == signals(gloss(text))
     assert signals(text)["rule_request"]
 

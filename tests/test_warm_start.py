@@ -12,6 +12,7 @@ import pytest
 
 from dellm_site import warmup
 from dellm_site.ai import embedding
+from provenance.forgetting import intent
 from tests.conftest import app_env, start_web, start_worker
 
 MODEL_LOADED = "embedder: loaded"
@@ -37,8 +38,13 @@ class SlowModel:
         type(self).built += 1
         assert self.release.wait(30), "the test never let the load finish"
 
+    layer_count = 6
+
     def encode(self, texts, **kwargs):
         return np.ones((len(texts), 384), dtype=np.float32)
+
+    def encode_layers(self, texts):
+        return np.full((len(texts), self.layer_count, 384), 384 ** -0.5, dtype=np.float32)
 
 
 @pytest.fixture
@@ -51,6 +57,7 @@ def fresh_warmup(monkeypatch):
     monkeypatch.setattr(minilm, "MiniLM", SlowModel)
     embedder = embedding.LocalEmbedder()
     monkeypatch.setattr(embedding, "get_embedder", lambda: embedder)
+    monkeypatch.setattr(intent, "get_embedder", lambda: embedder)  # the detector reads the same model's layers
     monkeypatch.setattr(warmup, "_thread", None)
     monkeypatch.setattr(warmup, "_state", {"status": "not started", "ms": None})
     yield embedder

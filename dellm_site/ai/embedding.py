@@ -7,6 +7,7 @@ import os
 import threading
 import time
 from abc import ABC, abstractmethod
+from collections import OrderedDict
 
 import numpy as np
 from django.core.exceptions import ImproperlyConfigured
@@ -35,6 +36,11 @@ class Embedder(ABC):
     def embed_one(self, text: str) -> np.ndarray:
         return self.embed([text])[0]
 
+    def embed_layers(self, texts: list[str]) -> np.ndarray | None:
+        """Every layer's mean-pooled states of ``texts``, shape (len(texts), layers, dimensions), each row of unit
+        length; None from an embedder that has no layers to show (a remote service)."""
+        return None
+
 
 def _normalise(matrix: np.ndarray) -> np.ndarray:
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
@@ -50,6 +56,9 @@ class LocalEmbedder(Embedder):
     vectors (tests/test_embedding_numpy.py), so stored embeddings stay valid whichever runs."""
 
     ENGINES = ("numpy", "sentence-transformers")
+    # How many single texts' layer states are kept after ``embed_one``: the turn embeds a message once, and the
+    # deletion-request detector then reads its layers without a second pass through the model.
+    RECENT_LAYERS = 64
 
     def __init__(self, dimensions: int = 384, batch_size: int = 64, threads: int = 1, engine: str = "numpy"):
         if engine not in self.ENGINES:
@@ -65,6 +74,8 @@ class LocalEmbedder(Embedder):
         self.name = "local:all-MiniLM-L6-v2"
         self._model = None
         self._lock = threading.Lock()
+        self._recent: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._recent_lock = threading.Lock()
 
     def _load(self):
         model = self._model
@@ -114,7 +125,29 @@ class LocalEmbedder(Embedder):
     def embed(self, texts: list[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dimensions), dtype=np.float32)
+        if len(texts) == 1:  # a turn's message: its layers are kept a while (RECENT_LAYERS), at no extra cost
+            return _normalise(self.embed_layers(list(texts))[:, -1])
         return _normalise(np.asarray(self._load().encode(list(texts)), dtype=np.float32))
+
+    def embed_layers(self, texts: list[str]) -> np.ndarray:
+        texts = list(texts)
+        out = np.zeros((len(texts), self._load().layer_count, self.dimensions), dtype=np.float32)
+        with self._recent_lock:
+            missing = []
+            for row, text in enumerate(texts):
+                if text in self._recent:
+                    out[row] = self._recent[text]
+                    self._recent.move_to_end(text)
+                else:
+                    missing.append(row)
+        if missing:
+            out[missing] = self._load().encode_layers([texts[row] for row in missing])
+        if len(texts) == 1 and missing:  # a turn's message; a batch (a corpus, stored items) would only evict them
+            with self._recent_lock:
+                self._recent[texts[0]] = out[0]
+                while len(self._recent) > self.RECENT_LAYERS:
+                    self._recent.popitem(last=False)
+        return out
 
     def count_tokens(self, text: str) -> int:
         """How many of the model's tokens ``text`` is (uncut, without special tokens)."""
@@ -128,6 +161,7 @@ class _SentenceTransformersEncoder:
         self.library = model
         self.batch_size = batch_size
         self.dimensions = model.get_embedding_dimension()
+        self.layer_count = model[0].auto_model.config.num_hidden_layers
 
     def count_tokens(self, text: str) -> int:
         return len(self.library.tokenizer(text, add_special_tokens=False)["input_ids"])
@@ -136,6 +170,21 @@ class _SentenceTransformersEncoder:
         return self.library.encode(
             texts, batch_size=self.batch_size, normalize_embeddings=True, show_progress_bar=False
         )
+
+    def encode_layers(self, texts: list[str]) -> np.ndarray:
+        """As ``MiniLM.encode_layers``: each layer's hidden states, mean-pooled over the tokens and normalised."""
+        import torch
+
+        transformer = self.library[0]
+        rows = []
+        for start in range(0, len(texts), self.batch_size):
+            features = self.library.preprocess([str(t).strip() for t in texts[start: start + self.batch_size]])
+            with torch.no_grad():
+                states = transformer.auto_model(**features, output_hidden_states=True).hidden_states[1:]
+            mask = features["attention_mask"].unsqueeze(-1).to(states[0].dtype)
+            pooled = torch.stack([(s * mask).sum(1) / mask.sum(1).clamp(min=1e-9) for s in states], dim=1)
+            rows.append(torch.nn.functional.normalize(pooled, dim=-1).numpy())
+        return np.concatenate(rows) if rows else np.zeros((0, self.layer_count, self.dimensions), dtype=np.float32)
 
 
 class OpenAIEmbedder(Embedder):

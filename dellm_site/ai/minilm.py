@@ -44,6 +44,7 @@ class MiniLM:
         self.hidden = int(config["hidden_size"])
         self.eps = float(config["layer_norm_eps"])
         self.dimensions = self.hidden
+        self.layer_count = int(config["num_hidden_layers"])
 
         tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
         # tokenizer.json pads every text to 128 tokens and cuts there; sentence-transformers cuts at
@@ -100,8 +101,23 @@ class MiniLM:
 
     def encode(self, texts: list[str]) -> np.ndarray:
         """Unit-length embeddings, shape (len(texts), dimensions), in the order given."""
+        out = np.zeros((len(texts), self.dimensions), dtype=np.float32)
+        for chunk, pooled in self._passes(texts):
+            out[chunk] = pooled[:, -1]
+        return out
+
+    def encode_layers(self, texts: list[str]) -> np.ndarray:
+        """Every layer's mean-pooled token states, each row of unit length: shape (len(texts), layers, dimensions).
+        The last layer's row is the text's embedding (what ``encode`` returns); the earlier layers hold more of how
+        a sentence is put than of what it is about (the deletion-request detector reads them all)."""
+        out = np.zeros((len(texts), len(self.layers), self.dimensions), dtype=np.float32)
+        for chunk, pooled in self._passes(texts):
+            out[chunk] = pooled
+        return out
+
+    def _passes(self, texts: list[str]):
+        """(positions, pooled states of every layer) for each forward pass over ``texts``."""
         ids = self.tokenize(texts)
-        out = np.zeros((len(ids), self.dimensions), dtype=np.float32)
         # Similar lengths together, so a batch pads little; each batch as long as its longest text.
         order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
         start = 0
@@ -115,19 +131,21 @@ class MiniLM:
             for row, i in enumerate(chunk):
                 batch[row, : len(ids[i])] = ids[i]
                 mask[row, : len(ids[i])] = 1.0
-            out[chunk] = self.forward(batch, mask)
+            yield chunk, self.forward(batch, mask)
             start += size
-        return out
 
     def forward(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """The pooled, normalised embeddings of a padded batch: ``ids`` (batch, length) and its 0/1 ``mask``."""
+        """The pooled, normalised states of every layer for a padded batch: ``ids`` (batch, length) and its 0/1
+        ``mask``; shape (batch, layers, dimensions), the last layer's row the embedding."""
         batch, length = ids.shape
         heads, head_size = self.heads, self.hidden // self.heads
         x = self.word[ids] + self.position[:length] + self.token_type
         x = _layer_norm(x.reshape(batch * length, self.hidden), *self.embed_norm, self.eps)
         # Padded keys get the lowest float32, as the reference does: no weight after the softmax.
         key_mask = ((1.0 - mask) * np.finfo(np.float32).min)[:, None, None, :]
-        for qkv, qkv_bias, out_w, out_b, norm1, up_w, up_b, down_w, down_b, norm2 in self.layers:
+        pooled = np.empty((batch, len(self.layers), self.hidden), dtype=np.float32)
+        tokens = np.maximum(mask.sum(axis=1, keepdims=True), 1e-9)
+        for layer, (qkv, qkv_bias, out_w, out_b, norm1, up_w, up_b, down_w, down_b, norm2) in enumerate(self.layers):
             projected = (x @ qkv + qkv_bias).reshape(batch, length, 3, heads, head_size)
             q = projected[:, :, 0].transpose(0, 2, 1, 3)
             k = projected[:, :, 1].transpose(0, 2, 3, 1)
@@ -144,10 +162,9 @@ class MiniLM:
             out = _feed_forward(x, up_w, up_b, down_w, down_b)
             out += x
             x = _layer_norm(out, *norm2, self.eps)
-        x = x.reshape(batch, length, self.hidden)
-        pooled = np.einsum("bld,bl->bd", x, mask) / np.maximum(mask.sum(axis=1, keepdims=True), 1e-9)
-        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
-        return (pooled / np.maximum(norms, 1e-12)).astype(np.float32, copy=False)
+            pooled[:, layer] = np.einsum("bld,bl->bd", x.reshape(batch, length, self.hidden), mask) / tokens
+        norms = np.linalg.norm(pooled, axis=2, keepdims=True)
+        return pooled / np.maximum(norms, np.float32(1e-12))
 
 
 def _layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float) -> np.ndarray:

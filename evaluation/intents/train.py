@@ -24,6 +24,7 @@ from functools import cache
 import numpy as np
 
 from dellm_site.ai.embedding import get_embedder
+from provenance.forgetting.intent import intent_features
 from provenance.forgetting.intent_signals import SIGNAL_NAMES, signals
 
 from .corpus import NESTED_FOLDS, SEED, Example, corpus_generate, corpus_hash
@@ -69,28 +70,34 @@ def _signals(text: str) -> dict:
 
 
 def embed_texts(texts: list[str], log: Callable[[str], None] | None = None, batch: int = 512) -> np.ndarray:
-    """The configured embedder's vectors for ``texts``, in batches."""
+    """The detector's features of ``texts`` (``intent_features``: every layer of the configured embedder), in
+    batches."""
     embedder = get_embedder()
     rows = []
     for start in range(0, len(texts), batch):
-        rows.append(embedder.embed(texts[start: start + batch]))
+        features = intent_features(texts[start: start + batch])
+        if features is None:
+            raise ValueError(f"The embedder {embedder.name} has no layers to train the detector on.")
+        rows.append(features)
         if log:
             log(f"  embedded {min(start + batch, len(texts))}/{len(texts)}")
     return np.vstack(rows) if rows else np.zeros((0, embedder.dimensions), dtype=np.float32)
 
 
-def fit(x: np.ndarray, y: np.ndarray, c: float, dims: int, boost: float = 1.0) -> dict:
-    """Logistic regression on ``x`` (its first ``dims`` columns an embedding); returns its weights and intercept."""
+def fit(x: np.ndarray, y: np.ndarray, c: float, dims: int, boost: float = 1.0, block: int | None = None) -> dict:
+    """Logistic regression on ``x`` (its first ``dims`` columns the layers' states, ``block`` columns each);
+    returns its weights and intercept."""
     from sklearn.linear_model import LogisticRegression
 
     mean = x.mean(axis=0)
-    # One scale for the whole embedding (some of its dimensions are constant), one per signal column; the signals
+    # One scale for each layer's block (some of its dimensions are constant), one per signal column; the signals
     # are then multiplied by ``boost``: a column scaled by k is penalised k^2 times less.
     spread = x.std(axis=0)
     spread[spread < 1e-6] = 1.0
     scale = spread / boost
-    if dims:
-        scale[:dims] = float(np.sqrt(np.mean(x[:, :dims].var(axis=0))))
+    block = block or dims
+    for start in range(0, dims, block):
+        scale[start: start + block] = float(np.sqrt(np.mean(x[:, start: start + block].var(axis=0))))
     model = LogisticRegression(C=c, max_iter=5000).fit((x - mean) / scale, y)
     # Fold the scaling into the weights: the detector needs only w . x + b.
     coef = model.coef_[0] / scale
@@ -137,14 +144,14 @@ def rates(y: np.ndarray, p: np.ndarray, thresholds: dict) -> dict:
     }
 
 
-def _head(folds: list[tuple], final: tuple, dims: int, grid, targets, log) -> dict:
+def _head(folds: list[tuple], final: tuple, dims: int, grid, targets, log, block: int | None = None) -> dict:
     """Choose (C, boost) and calibrate on the folds' dev parts together, pick thresholds there, then fit on the
     final training set. ``folds``: ((dev_train x, y), (dev_test x, y)) for each fold."""
     xf, yf = final
     yd = np.concatenate([dev[1] for _, dev in folds])
     best = None
     for c, boost in grid:
-        dev_scores = np.concatenate([scores(fit(*train, c, dims, boost), dev[0]) for train, dev in folds])
+        dev_scores = np.concatenate([scores(fit(*train, c, dims, boost, block), dev[0]) for train, dev in folds])
         loss = _log_loss(yd, dev_scores)
         log(f"  C={c} signal boost={boost}: validation log loss {loss:.4f}")
         best = best if best and best[0] <= loss else (loss, c, boost, dev_scores)
@@ -152,7 +159,7 @@ def _head(folds: list[tuple], final: tuple, dims: int, grid, targets, log) -> di
     a, b = _platt(yd, dev_scores)
     calibrated = 1 / (1 + np.exp(-(a * dev_scores + b)))
     thresholds = thresholds_pick(yd, calibrated, *targets)
-    return {"C": c, "boost": boost, **fit(xf, yf, c, dims, boost),
+    return {"C": c, "boost": boost, **fit(xf, yf, c, dims, boost, block),
             "calibration": {"a": round(a, 6), "b": round(b, 6)}, "thresholds": thresholds,
             "validation": rates(yd, calibrated, thresholds)}
 
@@ -193,24 +200,27 @@ def intent_train(
     vectors = {} if vectors is None else vectors
     texts = [t for t in dict.fromkeys([e.text for e in train] + [e.text for e in nested]) if t not in vectors]
     vectors.update(zip(texts, embed_texts(texts, log), strict=True))
-    dims = embedder.dimensions
+    # Every layer's states side by side (``intent_features``): ``dims`` columns, ``embedder.dimensions`` per layer.
+    dims = len(vectors[texts[0]]) if texts else len(next(iter(vectors.values())))
+    layers = dims // embedder.dimensions
     heads = {}
     for name, rules_only, grid, targets in (
         ("full", False, GRID, (SURE_MAX_FALSE_ALARMS, ASK_MIN_RECALL, ASK_MAX_NEGATIVES)),
         ("fallback", True, FALLBACK_GRID,
          (FALLBACK_SURE_MAX_FALSE_ALARMS, FALLBACK_ASK_MIN_RECALL, FALLBACK_ASK_MAX_NEGATIVES)),
     ):
-        log(f"{name} model ({'signals only' if rules_only else 'embedding + signals'})")
+        log(f"{name} model ({'signals only' if rules_only else 'layers + signals'})")
         parts = [(_part(fold, "dev_train", vectors, rules_only), _part(fold, "dev_test", vectors, rules_only))
                  for fold in folds]
         heads[name] = _head(parts, _part(examples, "train", vectors, rules_only), 0 if rules_only else dims, grid,
-                            targets, log)
+                            targets, log, embedder.dimensions)
     full, fallback = heads["full"], heads["fallback"]
     return {
-        "version": 1,
+        "version": 2,
         "embedder": embedder.name,
-        "dimensions": dims,
-        "feature_names": [f"embedding[{dims}]", *SIGNAL_NAMES],
+        "dimensions": embedder.dimensions,
+        "layers": layers,
+        "feature_names": [f"layers[{layers}x{embedder.dimensions}]", *SIGNAL_NAMES],
         "coef_embedding": _round(full["coef"][:dims]),
         "coef_signals": _round(full["coef"][dims:]),
         "intercept": round(full["intercept"], 6),
@@ -259,6 +269,6 @@ def intent_cross_check(seed: int = SEED, log: Callable[[str], None] = lambda _: 
         missing = [t for t in dict.fromkeys(i.text for i in items) if t not in vectors]
         vectors.update(zip(missing, embed_texts(missing), strict=True))
         with intent_model_using(model):
-            results[left_out] = _summary(_score(items, lambda i: intent_detect(i.text, vector=vectors[i.text])))
+            results[left_out] = _summary(_score(items, lambda i: intent_detect(i.text, features=vectors[i.text])))
         log(f"  {left_out}: {results[left_out]}")
     return results

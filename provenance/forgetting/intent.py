@@ -1,6 +1,7 @@
 """Recognising a deletion request in a chat message (never sent to the LLM, never stored).
 
-``intent_detect`` scores a message with a logistic regression over its sentence embedding and a dozen rule
+``intent_detect`` scores a message with a logistic regression over its embedder's layers (each layer's token states,
+mean-pooled: the last is the sentence embedding; the earlier ones carry more of how a sentence asks) and a dozen rule
 signals (``intent_signals``), calibrated to a probability, and names what it asks to forget (``intent_targets``).
 The weights live in ``intent_model.json``, written by ``python manage.py intent_train``; nothing is trained here.
 """
@@ -12,7 +13,7 @@ import logging
 import math
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from functools import cache, lru_cache
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -25,8 +26,8 @@ from .intent_signals import has_cue, keeps_only, signals
 from .intent_targets import extract_targets, is_vague, request_gist
 
 __all__ = [
-    "Intent", "MODEL_PATH", "forget_request_target", "intent_classify", "intent_detect", "intent_model",
-    "intent_model_using", "is_vague",
+    "Intent", "MODEL_PATH", "forget_request_target", "intent_classify", "intent_detect", "intent_features",
+    "intent_model", "intent_model_using", "is_vague",
 ]
 
 MODEL_PATH = Path(__file__).with_name("intent_model.json")
@@ -51,10 +52,10 @@ class _Head:
     sure: float
     ask: float
 
-    def logit(self, rules: np.ndarray, embedding: np.ndarray | None) -> float:
+    def logit(self, rules: np.ndarray, features: np.ndarray | None) -> float:
         score = float(rules @ self.coef_signals) + self.intercept
-        if embedding is not None:
-            score += float(embedding @ self.coef_embedding)
+        if features is not None:
+            score += float(features @ self.coef_embedding)
         return score
 
 
@@ -62,10 +63,15 @@ class _Head:
 class IntentModel:
     embedder: str
     dimensions: int
+    layers: int  # how many of the embedder's layers are read (their mean-pooled states, ``intent_features``)
     signal_names: tuple[str, ...]
     corpus_hash: str
     full: _Head
     fallback: _Head
+
+    @property
+    def features(self) -> int:
+        return self.layers * self.dimensions
 
 
 def _head(raw: dict, embedding: list[float] | None) -> _Head:
@@ -109,6 +115,7 @@ def intent_model_parse(raw: dict) -> IntentModel:
     return IntentModel(
         embedder=raw["embedder"],
         dimensions=int(raw["dimensions"]),
+        layers=int(raw["layers"]),
         signal_names=tuple(raw["feature_names"][1:]),
         corpus_hash=raw["corpus"]["hash"],
         full=_head(raw, raw["coef_embedding"]),
@@ -116,13 +123,15 @@ def intent_model_parse(raw: dict) -> IntentModel:
     )
 
 
-@lru_cache(maxsize=256)
-def _embed(embedder_name: str, text: str) -> np.ndarray:
-    # Keyed by embedder too; the chat turn and the preview often ask about the same message.
-    return get_embedder().embed_one(text)
+def intent_features(texts: list[str]) -> np.ndarray | None:
+    """The detector's view of ``texts``: every layer's mean-pooled states, one row per text (shape (len(texts),
+    layers x dimensions)); None from an embedder without layers. A text the turn has just embedded is not run
+    through the model again (``LocalEmbedder.embed_layers`` keeps the last ones)."""
+    layers = get_embedder().embed_layers(list(texts))
+    return None if layers is None else layers.reshape(len(layers), -1)
 
 
-def _vector_for(model: IntentModel, text: str, vector) -> np.ndarray | None:
+def _features_for(model: IntentModel, text: str) -> np.ndarray | None:
     try:
         embedder = get_embedder()
     except Exception:  # a misconfigured embedder must not stop a chat message; the rules still work
@@ -130,14 +139,12 @@ def _vector_for(model: IntentModel, text: str, vector) -> np.ndarray | None:
         return None
     if embedder.name != model.embedder or embedder.dimensions != model.dimensions:
         return None
-    if vector is None:
-        try:
-            return _embed(embedder.name, text)
-        except ApplicationError:
-            logger.warning("intent: embedding failed; using the rule signals alone", exc_info=True)
-            return None
-    vector = np.asarray(vector, dtype=np.float32).reshape(-1)
-    return vector if vector.shape[0] == model.dimensions else None
+    try:
+        features = intent_features([text])
+    except ApplicationError:
+        logger.warning("intent: embedding failed; using the rule signals alone", exc_info=True)
+        return None
+    return None if features is None or features.shape[1] != model.features else features[0]
 
 
 def _thresholds(head: _Head) -> tuple[float, float]:
@@ -147,8 +154,9 @@ def _thresholds(head: _Head) -> tuple[float, float]:
     return sure, min(ask, sure)
 
 
-def intent_classify(text: str, embedding: np.ndarray | None) -> Intent:
-    """Score ``text`` with its ``embedding`` (the trained embedder's vector), or by the rule signals alone (None).
+def intent_classify(text: str, features: np.ndarray | None) -> Intent:
+    """Score ``text`` with its ``features`` (``intent_features`` of the trained embedder), or by the rule signals
+    alone (None).
 
     "forget" when the probability reaches the sure threshold (its targets may be [] for "forget what I just said");
     "ask" between the two thresholds, only when the message names something; "none" otherwise.
@@ -158,8 +166,8 @@ def intent_classify(text: str, embedding: np.ndarray | None) -> Intent:
     model = intent_model()
     found = signals(text)
     rules = np.array([found.get(name, 0) for name in model.signal_names], dtype=np.float32)
-    head = model.full if embedding is not None else model.fallback
-    score = head.logit(rules, None if embedding is None else np.asarray(embedding, dtype=np.float32))
+    head = model.full if features is not None else model.fallback
+    score = head.logit(rules, None if features is None else np.asarray(features, dtype=np.float32))
     confidence = 1.0 / (1.0 + math.exp(-(head.a * score + head.b)))
     sure, ask = _thresholds(head)
     outcome = FORGET if confidence >= sure else ASK if confidence >= ask else NONE
@@ -191,24 +199,26 @@ def _set_aside(text: str, target: str) -> str:
     return text if start < 0 else text[:start] + "this" + text[start + len(target):]
 
 
-def intent_detect(text: str, *, vector=None) -> Intent:
+def intent_detect(text: str, *, features: np.ndarray | None = None) -> Intent:
     """Does ``text`` ask the assistant to forget something, how sure is that, and what does it name?
 
-    ``vector`` is the message's embedding when the caller already has it (it saves embedding the text again).
-    With the embedder the weights were trained for (``intent_model().embedder``), the embedding and the rule
+    ``features``: the text's ``intent_features`` row when the caller has computed them in a batch; otherwise they
+    are read from the embedder (a message the turn has just embedded is not run through the model again).
+    With the embedder the weights were trained for (``intent_model().embedder``), its layers and the rule
     signals are scored together. With any other embedder (an OpenAI one, say), or when embedding fails, only the
     rule signals are scored, by a second set of weights trained on them alone, with more conservative thresholds:
     "forget" needs a higher probability and more requests come back as "ask".
 
     A message with words of another language that ask for something to go ("porfa borra lo de Ramiro") is embedded
-    as written (the turn's own vector serves); the rule signals read its English gloss (``intent_languages.gloss``).
+    as written (the turn's own pass serves); the rule signals read its English gloss (``intent_languages.gloss``).
     """
     if not (text or "").strip():
         return Intent(NONE, 0.0, [])
     model = intent_model()
-    embedding = _vector_for(model, text, vector)
-    intent = intent_classify(text, embedding)
-    if intent.outcome == FORGET or embedding is None or not has_cue(text):
+    if features is None or np.shape(features) != (model.features,):
+        features = _features_for(model, text)
+    intent = intent_classify(text, features)
+    if intent.outcome == FORGET or features is None or not has_cue(text):
         return intent
     # A long target ("forget that the author's father was a doctor in Taipei and ...") can drown the request in
     # its own topic. Judged again with the target set aside, a request that is then sure is asked about: never
@@ -219,7 +229,7 @@ def intent_detect(text: str, *, vector=None) -> Intent:
         frame = _set_aside(frame, target) if len(target.split()) >= 4 else frame
     if frame == text:
         return intent
-    again = intent_classify(frame, _vector_for(model, frame, None))
+    again = intent_classify(frame, _features_for(model, frame))
     found = signals(text)
     if again.outcome != NONE and found["rule_request"] and found["that_clause"]:
         # The frame alone ("forget that this") may be only asked about: "forget that" can also wave off what was
