@@ -9,6 +9,7 @@ from provenance.forgetting.intent_signals import signals
 # Written for this test: the word that asks for something to go is not English.
 MIXED_REQUESTS = [
     "porfa bórralo, lo de mi hermano and the loan",
+    "tolong hapus alamat rumah saya dari memory kamu",
     "esquece o que eu disse about my salary, ok?",
     "meri salary wali baat hata do please",
     "the thing about my landlord. usuń to, seriously",
@@ -18,6 +19,8 @@ MIXED_REQUESTS = [
 # The same verbs in their everyday senses, or the user's own forgetting.
 MIXED_ORDINARY = [
     "se me olvidó mi paraguas en el bus again",
+    "bura lagta hai yaar, mera phone kho gaya",
+    "nakalimutan ko yung payong ko sa jeep kanina",
     "como borrar el historial de Chrome?",
     "esqueci minha senha do banco, how do I reset it",
     "what does 'olvida' mean in English?",
@@ -158,3 +161,11 @@ def test_a_long_stated_fact_to_forget_is_sure():
             "lines, and vividly drawn characters")
     assert intent.intent_detect(text).outcome == "forget"
     assert intent.intent_detect("ok forget that, I'll do it later").outcome == "none"
+
+
+def test_tagalog_and_indonesian_requests_are_read_as_requests_by_the_rules_and_bad_in_hindi_is_not_a_verb():
+    for text in ("pakiusap, kalimutan mo na yung tungkol sa utang ko kay Tita Baby", "wag mo na tandaan yung PIN ko",
+                 "pakibura yung address ko", "tolong hapus nomor hp saya"):
+        assert gloss(text) != text and signals(text)["rule_request"], text
+    assert gloss("bura lagta hai yaar, mera phone kho gaya") == "bura lagta hai yaar, mera phone kho gaya"
+    assert not signals("nakalimutan ko yung payong ko sa jeep kanina")["rule_request"]

@@ -36,7 +36,8 @@ HANDWRITTEN = Path(__file__).with_name("handwritten.jsonl")
 # trained, so they remain an unseen check of it), and "c", "h" and "j" are only ever scored.
 INDEPENDENT = {path.stem: path for path in sorted(Path(__file__).parent.glob("independent_*.jsonl"))}
 HELD_OUT = ("independent_c", "independent_h", "independent_j")
-LOOKED_AT = ("independent_a", "independent_b", "independent_d", "independent_g", "independent_i")
+LOOKED_AT = ("independent_a", "independent_b", "independent_d", "independent_g", "independent_i", "independent_k",
+             "independent_l", "independent_m", "independent_n")
 EXAMPLES = 8
 WORST = 10
 

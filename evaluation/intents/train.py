@@ -8,7 +8,7 @@ each held out once, and the thresholds are picked on all their scores together: 
 the validation side then moves them far less than with a single split. The final weights are then fitted on all
 training families. The held-out families are not read here.
 
-The independently written sets named in ``TRAINING_SETS`` (``independent_{a,b,d,e,f,g,i}.jsonl``: other authors'
+The independently written sets named in ``TRAINING_SETS`` (``independent_{a,b,d,e,f,g,i,k,l,m,n}.jsonl``: other authors'
 phrasings of requests, ordinary messages, statements) join the training data, repeated ``INDEPENDENT_WEIGHT``
 times so their few hundred messages count against thousands of templated ones; ``independent_c.jsonl``,
 ``independent_h.jsonl``, ``independent_j.jsonl`` and ``handwritten.jsonl`` are never read here (``c``, ``h`` and ``j``
@@ -31,7 +31,7 @@ from .corpus import NESTED_FOLDS, SEED, Example, corpus_generate, corpus_hash
 
 INDEPENDENT_WEIGHT = 4
 TRAINING_SETS = ("independent_a", "independent_b", "independent_d", "independent_e", "independent_f", "independent_g",
-                 "independent_i")
+                 "independent_i", "independent_k", "independent_l", "independent_m", "independent_n")
 
 
 def independent_training(split: str, sets: tuple[str, ...] = TRAINING_SETS) -> list[Example]:

@@ -3,13 +3,13 @@
 People who write to the assistant in English often switch language for the word that matters most: "porfa borra
 lo de Ramiro", "apaga aí what I said", "aadhaar wala number hata do", "that about prison. zapomnij". ``gloss``
 rewrites a small lexicon of such words into English: the verbs that ask for something to be forgotten, deleted or
-removed (Spanish, Portuguese, French, Italian, German, Polish, Hindi/Urdu written in Latin letters), the ways of
-saying "please", "I don't want you to ..." and "I forgot" in those languages, and chat shorthand ("rmv", "del my
-...") and learner grammar ("i no want") around them. Nothing else is translated: the rest of the message keeps
-its words, and a message with none of these words comes back unchanged.
+removed (Spanish, Portuguese, French, Italian, German, Polish, Hindi/Urdu written in Latin letters, Tagalog,
+Indonesian), the ways of saying "please", "I don't want you to ..." and "I forgot" in those languages, and chat
+shorthand ("rmv", "del my ...") and learner grammar ("i no want") around them. Nothing else is translated: the
+rest of the message keeps its words, and a message with none of these words comes back unchanged.
 
-The rule signals read the glossed text; the embedding is of the message as written, so the turn's one vector
-serves the detector as well. The past tenses are glossed as well ("se me olvidó", "esqueci",
+The rule signals read the glossed text; the detector's features are of the message as written, so the turn's one
+pass through the model serves it as well. The past tenses are glossed as well ("se me olvidó", "esqueci",
 "zapomniałam" -> "I forgot"), so the user's own forgetting stays recognisable as such in any of these languages.
 """
 
@@ -58,6 +58,13 @@ _VERBS: list[tuple[str, str]] = [
     (r"mit(?:a|aa)\s*(?:do|de|dena|dijiye|dijie)|mitao|mitado", "erase"),
     (r"nik(?:a|aa)l\s*(?:do|de|dena|dijiye)|nikalo", "remove"),
     (r"bh[uo]o?l\s*(?:ja|jao|jaa|jaao|jana|jaana|jaiye|jaaiye|jaiyega)", "forget"),
+    # Tagalog: the imperative with "mo" (you), "paki-" (please) and "na" (already)
+    (r"kalimutan(?:\s+mo)?(?:\s+na)?", "forget"),
+    (r"paki-?bura(?:hin)?|burahin(?:\s+mo)?(?:\s+na)?", "delete"),  # not a bare "bura" (Hindi for "bad")
+    (r"(?:paki-?)?tanggal(?:in)?(?:\s+mo)?(?:\s+na)?", "remove"),
+    # Indonesian / Malay
+    (r"lupakan", "forget"),
+    (r"hapus(?:kan)?", "delete"),
 ]
 # The same deletion verbs in English, made imperative with a Hindi helper: "delete kr do", "forget kar dena".
 _HELPED = (r"(?P<h>delete|remove|erase|forget|clear|wipe)\s+(?:kr|kar|kardo|krdo|karo|kro)"
@@ -66,6 +73,7 @@ _PHRASES: list[tuple[str, str]] = [
     # What turns a verb into a request, or a wish
     (r"n[aã]o quero que(?: voc[eê]| vc| tu)?", "I don't want you to"),
     (r"no quiero que", "I don't want you to"),
+    (r"(?:wag|huwag) mo(?: na)? (?:tandaan|alalahanin)", "don't remember"),
     (r"ich will nicht,? dass du", "I don't want you to"),
     (r"nie chc[eę],? (?:[zż]eby|aby)(?:[sś]|ś)?", "I don't want you to"),
     (r"saibas|saiba|sepas|sepa", "know"),
@@ -74,7 +82,7 @@ _PHRASES: list[tuple[str, str]] = [
     (r"pode|podes|puedes|podr[ií]as|poderia|potresti|kannst du|mo[żz]esz", "can you"),
     # "Please" and its cousins
     (r"por favor|porfa|porfis|porfavor|pfv|pfvr|s'il (?:te|vous) pla[iî]t|svp|per favore|bitte|"
-     r"prosz[eę]|kripya|kripaya", "please"),
+     r"prosz[eę]|kripya|kripaya|tolong|pakiusap", "please"),
     # Pointers to a topic: "lo de Ramiro", "sobre minha mãe", "ayesha ke baare me"
     (r"lo de(?:l)?|lo que dije (?:de|sobre)", "the thing about"),
     (r"sobre", "about"),
