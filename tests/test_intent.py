@@ -199,3 +199,23 @@ def test_intent_train_corpus_is_reproducible():
     assert outputs[0] == outputs[1]
     assert f"corpus {raw['corpus']['hash']}:" in outputs[0]
     assert f"nested validation corpus {raw['corpus']['nested_hash']}:" in outputs[0]
+
+
+def test_a_request_naming_several_long_facts_is_judged_with_them_set_aside_as_one(monkeypatch):
+    # Several long facts can drown the request in their topics. Judged again with them set aside, "forget that this
+    # and this" would read as nothing much; they are one thing set aside: "forget that this".
+    text = ("Forget that Ingrid Solberg's novels often explore the quiet endurance of coastal communities, weaving "
+            "folklore into everyday life, and her fascination with tidal rhythms and the solitude of lighthouse "
+            "keepers.")
+    judged = []
+    classify = intent.intent_classify
+
+    def first_unsure(text, features):
+        judged.append(text)
+        found = classify(text, features)
+        return intent.Intent("ask", 0.6, found.targets) if len(judged) == 1 else found
+
+    monkeypatch.setattr(intent, "intent_classify", first_unsure)
+    found = intent.intent_detect(text)
+    assert judged == [text, "Forget that this."]
+    assert found.outcome == "forget" and len(found.targets) == 3, found

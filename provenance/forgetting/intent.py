@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import math
+import re
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cache
@@ -190,6 +191,9 @@ def intent_classify(text: str, features: np.ndarray | None) -> Intent:
     return Intent(outcome, round(confidence, 4), targets)
 
 
+_SIDE_BY_SIDE = re.compile(r"\bthis(?:(?:\s*,)?\s+(?:and|or|&|plus)\s+|\s*[,;]\s*)this\b")
+
+
 def _set_aside(text: str, target: str) -> str:
     """``text`` with ``target`` replaced by "this"; a target tidied of a quote's closing punctuation ('... Road"'
     for '... Road."') is found by its first half and replaced over its own length."""
@@ -227,6 +231,10 @@ def intent_detect(text: str, *, features: np.ndarray | None = None) -> Intent:
     frame = text
     for target in targets:
         frame = _set_aside(frame, target) if len(target.split()) >= 4 else frame
+    # Targets side by side ("forget that <fact>, and <fact>") are one thing set aside: "forget that this", which
+    # reads as the request it is, where "forget that this and this" reads as nothing much.
+    while _SIDE_BY_SIDE.search(frame):
+        frame = _SIDE_BY_SIDE.sub("this", frame)
     if frame == text:
         return intent
     again = intent_classify(frame, _features_for(model, frame))
