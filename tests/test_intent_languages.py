@@ -169,3 +169,11 @@ def test_tagalog_and_indonesian_requests_are_read_as_requests_by_the_rules_and_b
         assert gloss(text) != text and signals(text)["rule_request"], text
     assert gloss("bura lagta hai yaar, mera phone kho gaya") == "bura lagta hai yaar, mera phone kho gaya"
     assert not signals("nakalimutan ko yung payong ko sa jeep kanina")["rule_request"]
+
+
+def test_what_a_mixed_request_names_is_read_in_its_gloss():
+    # "lo de Ramiro" is "the thing about Ramiro": the target is Ramiro, not the Spanish words around him.
+    assert intent.intent_detect("porfa borra lo de Ramiro").targets == ["Ramiro"]
+    assert intent.intent_detect("apaga aí what I said about Camila living in the US").targets == [
+        "Camila living in the US"
+    ]

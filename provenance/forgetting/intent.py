@@ -23,6 +23,7 @@ from django.conf import settings
 from dellm_site.ai.embedding import get_embedder
 from dellm_site.errors import ApplicationError
 
+from .intent_languages import gloss
 from .intent_signals import has_cue, keeps_only, signals
 from .intent_targets import extract_targets, is_vague, request_gist
 
@@ -181,7 +182,9 @@ def intent_classify(text: str, features: np.ndarray | None) -> Intent:
     if outcome != NONE and keeps_only(text):
         # Every deletion verb negated ("don't erase what I told you about my ex"): a wish to keep.
         outcome, confidence = NONE, min(confidence, ask / 2)
-    targets = extract_targets(text) if outcome != NONE else []
+    # What it names is read where the rules read the request: in the gloss ("porfa borra lo de Ramiro" -> "please
+    # delete the thing about Ramiro" -> "Ramiro"); a message with no other language's words is its own gloss.
+    targets = extract_targets(gloss(text)) if outcome != NONE else []
     if outcome == ASK and not targets:
         # Unsure, and no target in a shape the rules read ("could you please not hold on to the name of my
         # antidepressant?"): what is left of the message once its asking words are gone is what to ask about.
@@ -214,7 +217,8 @@ def intent_detect(text: str, *, features: np.ndarray | None = None) -> Intent:
     "forget" needs a higher probability and more requests come back as "ask".
 
     A message with words of another language that ask for something to go ("porfa borra lo de Ramiro") is embedded
-    as written (the turn's own pass serves); the rule signals read its English gloss (``intent_languages.gloss``).
+    as written (the turn's own pass serves); the rule signals and the targets read its English gloss
+    (``intent_languages.gloss``).
     """
     if not (text or "").strip():
         return Intent(NONE, 0.0, [])
@@ -227,7 +231,7 @@ def intent_detect(text: str, *, features: np.ndarray | None = None) -> Intent:
     # A long target ("forget that the author's father was a doctor in Taipei and ...") can drown the request in
     # its own topic. Judged again with the target set aside, a request that is then sure is asked about: never
     # more than "ask", so this second look cannot add a false alarm. Costs one more embedding, only here.
-    targets = intent.targets or extract_targets(text)
+    targets = intent.targets or extract_targets(gloss(text))
     frame = text
     for target in targets:
         frame = _set_aside(frame, target) if len(target.split()) >= 4 else frame
