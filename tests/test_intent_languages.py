@@ -177,3 +177,13 @@ def test_what_a_mixed_request_names_is_read_in_its_gloss():
     assert intent.intent_detect("apaga aí what I said about Camila living in the US").targets == [
         "Camila living in the US"
     ]
+
+
+def test_a_request_the_rules_read_only_through_the_gloss_is_at_least_asked_about():
+    text = "pakiusap, kalimutan mo na yung tungkol sa utang ko kay Tita Baby"
+    found = intent.intent_detect(text)
+    assert signals(text)["rule_request"] and found.outcome in ("ask", "forget"), found
+    assert found.targets and all("kalimutan" not in t for t in found.targets)
+    # Ordinary messages in those languages are still answered.
+    for other in ("nakalimutan ko yung payong ko sa jeep kanina", "como borrar el historial de Chrome?"):
+        assert intent.intent_detect(other).outcome == "none", other

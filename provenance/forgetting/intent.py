@@ -173,6 +173,11 @@ def intent_classify(text: str, features: np.ndarray | None) -> Intent:
     confidence = 1.0 / (1.0 + math.exp(-(head.a * score + head.b)))
     sure, ask = _thresholds(head)
     outcome = FORGET if confidence >= sure else ASK if confidence >= ask else NONE
+    if outcome == NONE and features is not None and found["rule_request"] and gloss(text) != text:
+        # Another language's words, or chat shorthand, that the rules read as a request ("pakiusap, kalimutan mo
+        # na yung ..."): the classifier has seen little text like it, so the user is asked rather than answered.
+        # Never more than "ask": no false alarm comes of it.
+        outcome, confidence = ASK, max(confidence, ask)
     asks_about_memory = any(found.get(n) for n in ("question", "asks_what_you_know", "complaint_or_hypothetical",
                                                     "generic_memory_question"))
     if outcome != NONE and asks_about_memory and not has_cue(text):
