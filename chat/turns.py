@@ -157,7 +157,7 @@ def forget_review(*, user: User, content: object) -> dict:
     return preview_data(request=deletion)
 
 
-def _recognise(*, user, content: str, vector) -> ChatEvent | None:
+def _recognise(*, user, content: str) -> ChatEvent | None:
     """The forget preview or the question a message turns into, or None for an ordinary message."""
     found = intent_detect(content)  # the turn has just embedded it: its layers are at hand
     outcome, targets = found.outcome, found.targets
@@ -185,9 +185,9 @@ def message_post_stream(
     once set, the LLM's stream is left and the reply is stored as far as it got (with its context edges)."""
     content = message_validate(content=content)
     conversation = conversation_get(user=user, conversation_id=conversation_id)
-    vector = get_embedder().embed_one(content)  # once: for recognition and for retrieval
+    vector = get_embedder().embed_one(content)  # once: for retrieval, and its layers for recognition
     if not answer:
-        recognised = _recognise(user=user, content=content, vector=vector)
+        recognised = _recognise(user=user, content=content)
         if recognised is not None:
             yield recognised
             return
