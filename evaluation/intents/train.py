@@ -95,7 +95,7 @@ def fit(x: np.ndarray, y: np.ndarray, c: float, dims: int, boost: float = 1.0, b
     spread = x.std(axis=0)
     spread[spread < 1e-6] = 1.0
     scale = spread / boost
-    block = block or dims
+    block = block or dims or 1
     for start in range(0, dims, block):
         scale[start: start + block] = float(np.sqrt(np.mean(x[:, start: start + block].var(axis=0))))
     model = LogisticRegression(C=c, max_iter=5000).fit((x - mean) / scale, y)
@@ -201,7 +201,7 @@ def intent_train(
     texts = [t for t in dict.fromkeys([e.text for e in train] + [e.text for e in nested]) if t not in vectors]
     vectors.update(zip(texts, embed_texts(texts, log), strict=True))
     # Every layer's states side by side (``intent_features``): ``dims`` columns, ``embedder.dimensions`` per layer.
-    dims = len(vectors[texts[0]]) if texts else len(next(iter(vectors.values())))
+    dims = len(next(iter(vectors.values())))
     layers = dims // embedder.dimensions
     heads = {}
     for name, rules_only, grid, targets in (

@@ -173,7 +173,8 @@ def intent_classify(text: str, features: np.ndarray | None) -> Intent:
     confidence = 1.0 / (1.0 + math.exp(-(head.a * score + head.b)))
     sure, ask = _thresholds(head)
     outcome = FORGET if confidence >= sure else ASK if confidence >= ask else NONE
-    if outcome == NONE and features is not None and found["rule_request"] and gloss(text) != text:
+    glossed = gloss(text)
+    if outcome == NONE and features is not None and found["rule_request"] and glossed != text:
         # Another language's words, or chat shorthand, that the rules read as a request ("pakiusap, kalimutan mo
         # na yung ..."): the classifier has seen little text like it, so the user is asked rather than answered.
         # Never more than "ask": no false alarm comes of it.
@@ -189,7 +190,7 @@ def intent_classify(text: str, features: np.ndarray | None) -> Intent:
         outcome, confidence = NONE, min(confidence, ask / 2)
     # What it names is read where the rules read the request: in the gloss ("porfa borra lo de Ramiro" -> "please
     # delete the thing about Ramiro" -> "Ramiro"); a message with no other language's words is its own gloss.
-    targets = extract_targets(gloss(text)) if outcome != NONE else []
+    targets = extract_targets(glossed) if outcome != NONE else []
     if outcome == ASK and not targets:
         # Unsure, and no target in a shape the rules read ("could you please not hold on to the name of my
         # antidepressant?"): what is left of the message once its asking words are gone is what to ask about.
@@ -199,7 +200,7 @@ def intent_classify(text: str, features: np.ndarray | None) -> Intent:
     return Intent(outcome, round(confidence, 4), targets)
 
 
-_SIDE_BY_SIDE = re.compile(r"\bthis(?:(?:\s*,)?\s+(?:and|or|&|plus)\s+|\s*[,;]\s*)this\b")
+_SIDE_BY_SIDE = re.compile(r"\bthis(?:(?:(?:\s*,)?\s+(?:and|or|&|plus)\s+|\s*[,;]\s*)this\b)+")
 
 
 def _set_aside(text: str, target: str) -> str:
@@ -242,8 +243,7 @@ def intent_detect(text: str, *, features: np.ndarray | None = None) -> Intent:
         frame = _set_aside(frame, target) if len(target.split()) >= 4 else frame
     # Targets side by side ("forget that <fact>, and <fact>") are one thing set aside: "forget that this", which
     # reads as the request it is, where "forget that this and this" reads as nothing much.
-    while _SIDE_BY_SIDE.search(frame):
-        frame = _SIDE_BY_SIDE.sub("this", frame)
+    frame = _SIDE_BY_SIDE.sub("this", frame)
     if frame == text:
         return intent
     again = intent_classify(frame, _features_for(model, frame))
