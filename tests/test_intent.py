@@ -189,6 +189,20 @@ def test_a_model_put_in_place_for_a_while_is_scored_then_the_saved_one_again():
     assert intent.intent_classify("How do I delete a git branch?", None).outcome == "none"
 
 
+def test_ask_threshold_for_left_out_authors_asks_about_few_of_their_ordinary_messages():
+    from evaluation.intents.train import ask_for_authors
+
+    y = np.array([1] * 10 + [0] * 100)
+    p = np.concatenate([np.linspace(0.05, 0.99, 10), np.linspace(0.0, 0.5, 100)])
+    ask = ask_for_authors(y, p, sure=0.9, max_negatives=0.05)
+    asked = (p[y == 0] >= ask) & (p[y == 0] < 0.9)
+    assert asked.sum() == 5  # the five highest-scoring ordinary messages, and not one more
+    assert ask == pytest.approx(p[y == 0][-5])
+    # Nothing may be asked: the lowest request's score above every ordinary message's.
+    assert ask_for_authors(y, p, sure=0.9, max_negatives=0.0) == pytest.approx(min(p[p > 0.5]))
+    assert ask_for_authors(y, p, sure=0.9, max_negatives=1.0) == pytest.approx(0.0)  # everything may
+
+
 def test_intent_train_corpus_is_reproducible():
     raw = json.loads(intent.MODEL_PATH.read_text())
     outputs = []
@@ -219,3 +233,24 @@ def test_a_request_naming_several_long_facts_is_judged_with_them_set_aside_as_on
     found = intent.intent_detect(text)
     assert judged == [text, "Forget that this."]
     assert found.outcome == "forget" and len(found.targets) == 3, found
+
+
+def test_an_unsure_message_without_an_asking_word_is_asked_about_only_when_more_likely_a_request(
+    settings, monkeypatch
+):
+    # Nothing sure, so every request lands between the thresholds; and no word the rules know asks for anything to
+    # go, so only the classifier's probability can make it a question.
+    settings.DELLM_INTENT_SURE = 0.9999
+    monkeypatch.setattr(intent, "has_cue", lambda text: False)
+    text = "I'd sooner you didn't keep my overdraft on file."  # no target in a shape the rules read
+    assert extract_targets(text) == []
+    features = intent.intent_features([text])[0]
+    found = intent.intent_classify(text, features)
+    assert found.confidence >= intent.UNCUED_ASK and found.outcome == intent.ASK
+    assert "overdraft" in " ".join(found.targets)  # asked about with what is left once the asking words are gone
+    # A bare fragment the classifier scores only a little above "ask" is answered.
+    features = intent.intent_features(["Secret plan."])[0]
+    fragment = intent.intent_classify("Secret plan.", features)
+    assert fragment.outcome == intent.NONE and fragment.confidence < intent.UNCUED_ASK
+    # The rules alone (another embedder) never ask without such a word.
+    assert intent.intent_classify(text, None).outcome == intent.NONE

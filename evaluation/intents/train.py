@@ -11,8 +11,15 @@ training families. The held-out families are not read here.
 The independently written sets named in ``TRAINING_SETS`` (``independent_{a,b,d,e,f,g,i,k,l,m,n}.jsonl``: other authors'
 phrasings of requests, ordinary messages, statements) join the training data, repeated ``INDEPENDENT_WEIGHT``
 times so their few hundred messages count against thousands of templated ones; ``independent_c.jsonl``,
-``independent_h.jsonl``, ``independent_j.jsonl`` and ``handwritten.jsonl`` are never read here (``c``, ``h`` and ``j``
-are the held-out checks of how the detector does on phrasings nobody tuned it to).
+``independent_h.jsonl``, ``independent_j.jsonl``, ``independent_p.jsonl``, ``independent_r.jsonl`` and
+``handwritten.jsonl`` are never read here (they are the held-out checks of how the detector does on phrasings nobody
+tuned it to).
+
+The "ask" threshold is then checked against authors: each training set is left out in turn, a model with the chosen
+weights' settings is fitted without it and scores it. Those scores are what a new author's messages get, and the
+corpus's templated families are not (their negatives are near-copies of a few dozen concepts each). "ask" is lowered
+to the lowest threshold at which at most ``AUTHOR_ASK_MAX_NEGATIVES`` of the left-out authors' ordinary messages
+would be asked about; "forget" stays where the corpus put it.
 """
 
 from __future__ import annotations
@@ -29,9 +36,10 @@ from provenance.forgetting.intent_signals import SIGNAL_NAMES, signals
 
 from .corpus import NESTED_FOLDS, SEED, Example, corpus_generate, corpus_hash
 
-INDEPENDENT_WEIGHT = 4
+INDEPENDENT_WEIGHT = 10
 TRAINING_SETS = ("independent_a", "independent_b", "independent_d", "independent_e", "independent_f", "independent_g",
-                 "independent_i", "independent_k", "independent_l", "independent_m", "independent_n")
+                 "independent_i", "independent_k", "independent_l", "independent_m", "independent_n", "independent_o",
+                 "independent_q")
 
 
 def independent_training(split: str, sets: tuple[str, ...] = TRAINING_SETS) -> list[Example]:
@@ -53,6 +61,9 @@ SURE_FLOOR = 0.8
 SURE_MAX_FALSE_ALARMS = 0.01
 ASK_MIN_RECALL = 0.995
 ASK_MAX_NEGATIVES = 0.03
+# On the authors left out one at a time (see above): the share of their ordinary messages (every one of them
+# written to sound like a request: "forgot my keys", "delete a git branch") "ask" may catch.
+AUTHOR_ASK_MAX_NEGATIVES = 0.015
 # Without the embedding only the rules remain: "forget" needs more, and more is left to "ask".
 FALLBACK_SURE_MAX_FALSE_ALARMS = 0.002
 FALLBACK_ASK_MIN_RECALL = 0.97
@@ -161,7 +172,7 @@ def _head(folds: list[tuple], final: tuple, dims: int, grid, targets, log, block
     thresholds = thresholds_pick(yd, calibrated, *targets)
     return {"C": c, "boost": boost, **fit(xf, yf, c, dims, boost, block),
             "calibration": {"a": round(a, 6), "b": round(b, 6)}, "thresholds": thresholds,
-            "validation": rates(yd, calibrated, thresholds)}
+            "validation": rates(yd, calibrated, thresholds), "dev": (yd, calibrated)}
 
 
 def _round(values) -> list[float]:
@@ -174,6 +185,41 @@ def _part(examples: list[Example], split: str, vectors: dict, rules_only: bool) 
     rules = signal_matrix(texts)
     x = rules if rules_only else np.hstack([np.stack([vectors[t] for t in texts]), rules])
     return x, np.array([e.label for e in chosen])
+
+
+def _authors_left_out(head: dict, examples: list[Example], training_sets: tuple[str, ...], vectors: dict,
+                      dims: int, block: int, log) -> dict:
+    """Each training set scored by a model fitted without it (the head's C and boost, calibrated as the head is),
+    and the lowest "ask" threshold below "forget" that asks about at most AUTHOR_ASK_MAX_NEGATIVES of their
+    ordinary messages."""
+    from .report import INDEPENDENT, independent_items, independent_rows
+
+    corpus = [e for e in examples if e.split == "train" and not e.family.startswith("independent/")]
+    a, b = head["calibration"]["a"], head["calibration"]["b"]
+    ys, ps = [], []
+    for left_out in training_sets:
+        others = tuple(name for name in training_sets if name != left_out)
+        x, y = _part(corpus + independent_training("train", others), "train", vectors, False)
+        fitted = fit(x, y, head["C"], dims, head["boost"], block)
+        items = independent_items(independent_rows(INDEPENDENT[left_out]))
+        texts = [i.text for i in items]
+        missing = [t for t in dict.fromkeys(texts) if t not in vectors]
+        vectors.update(zip(missing, embed_texts(missing), strict=True))
+        xs = np.hstack([np.stack([vectors[t] for t in texts]), signal_matrix(texts)])
+        ys.append(np.array([i.label for i in items]))
+        ps.append(1 / (1 + np.exp(-(a * scores(fitted, xs) + b))))
+        log(f"  scored {left_out} with a model fitted without it")
+    y, p = np.concatenate(ys), np.concatenate(ps)
+    return {"y": y, "p": p, "ask": ask_for_authors(y, p, head["thresholds"]["forget"])}
+
+
+def ask_for_authors(y: np.ndarray, p: np.ndarray, sure: float,
+                    max_negatives: float = AUTHOR_ASK_MAX_NEGATIVES) -> float:
+    """The lowest "ask" threshold (at most ``sure``) at which at most ``max_negatives`` of the ordinary messages
+    (``y == 0``) score between it and ``sure``."""
+    neg = p[y == 0]
+    grid = np.unique(np.concatenate([p[p < sure], [sure]]))
+    return float(next(t for t in grid if np.mean((neg >= t) & (neg < sure)) <= max_negatives))
 
 
 def nested_corpus(seed: int = SEED, training_sets: tuple[str, ...] = TRAINING_SETS) -> list[list[Example]]:
@@ -215,6 +261,12 @@ def intent_train(
         heads[name] = _head(parts, _part(examples, "train", vectors, rules_only), 0 if rules_only else dims, grid,
                             targets, log, embedder.dimensions)
     full, fallback = heads["full"], heads["fallback"]
+    if len(training_sets) > 1:
+        authors = _authors_left_out(full, examples, training_sets, vectors, dims, embedder.dimensions, log)
+        full["thresholds"]["ask"] = round(min(full["thresholds"]["ask"], authors["ask"]), 4)
+        full["validation"] = rates(*full["dev"], full["thresholds"])
+        full["validation_authors"] = rates(authors["y"], authors["p"], full["thresholds"])
+        log(f"  left-out authors at the thresholds {full['thresholds']}: {full['validation_authors']}")
     return {
         "version": 2,
         "embedder": embedder.name,
@@ -229,6 +281,7 @@ def intent_train(
         "C": full["C"],
         "signal_boost": full["boost"],
         "validation": full["validation"],
+        **({"validation_authors": full["validation_authors"]} if "validation_authors" in full else {}),
         "fallback": {
             "coef_signals": _round(fallback["coef"]),
             "intercept": round(fallback["intercept"], 6),

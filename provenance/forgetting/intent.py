@@ -33,6 +33,8 @@ __all__ = [
 ]
 
 MODEL_PATH = Path(__file__).with_name("intent_model.json")
+# An unsure message with no word the rules know as asking for something to go is asked about from this probability.
+UNCUED_ASK = 0.5
 FORGET, ASK, NONE = "forget", "ask", "none"
 logger = logging.getLogger(__name__)
 
@@ -194,8 +196,11 @@ def intent_classify(text: str, features: np.ndarray | None) -> Intent:
     if outcome == ASK and not targets:
         # Unsure, and no target in a shape the rules read ("could you please not hold on to the name of my
         # antidepressant?"): what is left of the message once its asking words are gone is what to ask about.
-        # Without a word that can ask for anything to go, or with nothing left, there is nothing to ask about.
-        gist = request_gist(text) if has_cue(text) else ""
+        # Without a word the rules know to ask for anything to go, the layers must find a request more likely than
+        # not (people have more ways to say it than any list holds, but a bare "Secret plan." is not one); the
+        # rules alone always need such a word. With nothing left, there is nothing to ask about.
+        cued = has_cue(text) or (features is not None and confidence >= UNCUED_ASK)
+        gist = request_gist(text) if cued else ""
         targets, outcome = ([gist], ASK) if gist else ([], NONE)
     return Intent(outcome, round(confidence, 4), targets)
 
