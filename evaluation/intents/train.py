@@ -8,7 +8,7 @@ each held out once, and the thresholds are picked on all their scores together: 
 the validation side then moves them far less than with a single split. The final weights are then fitted on all
 training families. The held-out families are not read here.
 
-The independently written sets named in ``TRAINING_SETS`` (``independent_{a,b,d,e,f,g,i,k,l,m,n}.jsonl``: other authors'
+The independently written sets named in ``TRAINING_SETS`` (``independent_{a,b,d-g,i,k-o,q}.jsonl``: other authors'
 phrasings of requests, ordinary messages, statements) join the training data, repeated ``INDEPENDENT_WEIGHT``
 times so their few hundred messages count against thousands of templated ones; ``independent_c.jsonl``,
 ``independent_h.jsonl``, ``independent_j.jsonl``, ``independent_p.jsonl``, ``independent_r.jsonl`` and
