@@ -15,12 +15,12 @@ import uuid
 
 import httpx
 import pytest
-from asgiref.sync import sync_to_async
+from asgiref.sync import async_to_sync, sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.conf import settings
 from django.db import connections
 from django.test import Client
-from hypothesis import HealthCheck, given
+from hypothesis import HealthCheck, example, given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
@@ -561,8 +561,14 @@ def body_strategy():
     return body.map(json.dumps) | json_values.map(json.dumps) | texts
 
 
+async def _streamed(response) -> bytes:
+    """Everything a streaming response sends (the endpoint streams from an asynchronous iterator)."""
+    return b"".join([piece async for piece in response.streaming_content])
+
+
 @hypothesis_settings(max_examples=80, deadline=None, suppress_health_check=list(HealthCheck))
 @given(raw=body_strategy())
+@example(raw='{"messages": [{"role": "user", "content": "0"}], "stream": true}')  # a body that streams a reply
 def test_property_v1_bodies_never_crash_and_refusals_store_nothing(user, raw):
     client = Client(raise_request_exception=False)
     before = stored()
@@ -573,5 +579,7 @@ def test_property_v1_bodies_never_crash_and_refusals_store_nothing(user, raw):
         assert stored() == before
         assert response.json()["error"]["type"] == "invalid_request_error"
     elif response.streaming:
-        chunks = b"".join(response.streaming_content).decode()
+        chunks = (async_to_sync(_streamed)(response) if response.is_async
+                  else b"".join(response.streaming_content)).decode()
         assert "api_error" not in chunks and "server_error" not in chunks
+        assert chunks.rstrip().endswith("data: [DONE]")  # the stream was read to its end
