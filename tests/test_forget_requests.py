@@ -14,7 +14,7 @@ from chat.models import Message
 from dellm_site.errors import ApplicationError
 from memory.facts import facts_extract
 from memory.models import Embedding, Fact, Node
-from provenance.forgetting import intent
+from provenance.forgetting import intent, matching, resolution
 from provenance.forgetting import services as forget
 from tests.conftest import app_env, say, start_web
 from tests.test_websocket import connect
@@ -197,6 +197,24 @@ def test_a_request_with_no_readable_target_is_resolved_by_its_gist(user):
     )
     matched = Node.objects.filter(pk__in=[m["id"] for m in preview.plan["matched"]], kind="message")
     assert [m.content for m in matched if m.message.role == "user"] == ["My crush is Mathis from the pottery studio."]
+
+
+def test_a_request_spelling_out_what_a_statement_abbreviates_finds_it(user):
+    """"my tax file number" reaches "My TFN is ..." through the words' initials, not a list of abbreviations."""
+    conversation = services.conversation_create(user=user)
+    for text in ("My TFN is 459 599 230.", "I file my tax return every October with an accountant.",
+                 "My partner's number is 0412 555 019."):
+        say(user, conversation, text)
+    matched, _ = matching.resolved_matches(user=user, targets=["my tax file number"],
+                                           context="please forget my tax file number")
+    assert [Message.objects.get(pk=pk).content for pk in matched if Message.objects.filter(pk=pk).exists()] == [
+        "My TFN is 459 599 230."]
+
+
+def test_initialisms_are_read_from_runs_of_three_or_four_words():
+    found = resolution.initialisms("my bank verification number, please")
+    assert found["bvn"] == "bank verification number" and found["vnp"] == "verification number please"
+    assert resolution.initialisms("the bank number") == {}  # two words make no three-letter run
 
 
 def test_asking_what_is_remembered_is_never_a_request():

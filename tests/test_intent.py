@@ -76,6 +76,15 @@ def test_the_features_are_optional_and_give_the_same_answer(vectors):
         # The topic first, then the request about it in a pronoun.
         ("about my uncle's gambling, I don't want that recorded anywhere", ["my uncle's gambling"]),
         ("Regarding the mortgage arrears: I'd rather you didn't keep that.", ["the mortgage arrears"]),
+        # "it" as the object, then a remark or a place: the thing named comes before it.
+        ("the overdraft with my brother, wipe it mate, he'd be mortified", ["the overdraft with my brother"]),
+        ("my dentist appointments - delete it from whatever you keep on me", ["my dentist appointments"]),
+        ("Forget that it was my idea to sell the flat.", ["it was my idea to sell the flat"]),
+        # Where a product keeps things, named the way people name it.
+        ("purge my blood type from context and long-term storage", ["my blood type"]),
+        ("Take the custody hearing off my profile, please.", ["the custody hearing"]),
+        ("I'd like my travel plans to be excluded from future answers.", ["my travel plans"]),
+        ("strike my id number from your notes", ["my ID number"]),
     ],
 )
 def test_targets_one_entry_per_thing_named(text, targets):

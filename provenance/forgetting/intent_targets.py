@@ -29,15 +29,16 @@ _KEEPING = (r"keep(?:ing)? (?:track of|tabs on|a record of|records of|notes of|a
             r"hang(?:ing)? on ?to|log(?:ging)?|track(?:ing)?")
 _ASKED = (r"(?:^|[,.;:!?-]\s*|\b(?:so|and|then|but|just|please|pls|now|also|actually|ok|okay|hey|hi|right|alright|"
           r"well|look|kindly|wait|sorry|honestly|oh|um|you|u|to|and|mind|let's|lets)\s+)$")
-_MEMORY_PLACE = (r"(?:own\s+)?(?:mem\w{0,2}or(?:y|ies)|mind|head|system|records?|notes|list(?: of things about me)?|"
-                 r"memory hole|brain|files|database|logs|knowledge)")
+_MEMORY_PLACE = (r"(?:own\s+)?(?:(?:long[- ]term\s+)?(?:mem\w{0,2}or(?:y|ies)|storage)|mind|head|system|records?|"
+                 r"notes|list(?: of things about me)?|memory hole|brain|files|database|db|logs?|knowledge|profile|"
+                 r"context)")
 
 # Patterns with the target in the middle: (pattern, priority); lower priority wins.
 _BETWEEN = [re.compile(p, _I) for p in (
     rf"\b(?:tak|get|put|clean|send|cross|scratch|strik|knock)(?:e|s|es|ing|ting)?\s+(?P<t>.+?)\s+"
-    rf"(?:out of|off|down|from)\s+(?:your|the)\s+{_MEMORY_PLACE}\b",
+    rf"(?:out of|off|down|from)\s+(?:your|the|my)\s+{_MEMORY_PLACE}\b",
     r"\b(?:want|like|need|have|get|prefer)\s+(?P<t>(?!you\b|u\b|to\b|it\b).+?)\s+(?:to be\s+)?(?:gone|erased|deleted|"
-    r"removed|wiped|stored|kept|saved|sitting|forgotten)\b",
+    r"removed|wiped|stored|kept|saved|sitting|forgotten|excluded|left out|purged|scrubbed|dropped)\b",
     r"\b(?:make sure|ensure|see to it that|check that)\s+(?P<t>(?!you\b|u\b|to\b|i\b).+?)\s+(?:is|are|gets?)\s+"
     r"(?:deleted|gone|wiped|erased|removed|forgotten)\b",
     # The target first, then what should become of it: "X shouldn't be in your memory", "X is not something to keep".
@@ -92,8 +93,9 @@ _COMMA_TAIL = re.compile(
     rf"if that'?s|if possible|no questions|as discussed|thanks in advance|no need|(?:i\s+)?don'?t want|do not want|"
     rf"(?:and\s+)?(?:please\s+)?(?:{_VERB}|don'?t keep|don'?t remember|do not keep)\b)", _I)
 _PLACE_TAIL = re.compile(
-    rf"\s+(?:from|out of|off|in|on|into|down)\s+(?:your|you'?re|the|my)?\s*(?:{_MEMORY_PLACE}|what you know|"
-    rf"whatever you store|what you have)\b.*$", _I)
+    rf"\s+(?:from|out of|off|in|on|into|down)\s+(?:(?:your|you'?re|the|my)\s+)?(?:{_MEMORY_PLACE}|"
+    rf"(?:what|whatever|everything|anything) (?:you|u) (?:know|store|keep|have|hold|save|remember)|"
+    rf"what you have)\b.*$", _I)
 # "... my ex Marco don't keep it": the request said again at the end, without a comma.
 _VERB_TAIL = re.compile(rf"\s+(?:and\s+)?(?:please\s+)?(?:{_VERB}|don'?t keep|don'?t remember|do not keep)\s+"
                         r"(?:it|that|this|them|all of it)\b.*$", _I)
@@ -158,6 +160,9 @@ _INTERJECTION = re.compile(r"^(?:\W*(?:ok|okay|so|hey|hi|um|right|alright|well|l
 
 
 _ACRONYM = re.compile(r"\b[A-Z]{2,}\b")
+# "my id nr", "the id card": an identity document, not "I'd".
+_ID_NOUN = re.compile(r"(?<=\b(?:my|ur|an)\s)id\b|(?<=\b(?:the|her|his|our)\s)id\b|(?<=\byour\s)id\b|"
+                      r"(?<=\btheir\s)id\b|\bid(?=\s+(?:number|nr|no|num|card|cards|document|docs?)\b)", _I)
 _POSSESSIVE_CUZ = re.compile(r"\b(my|his|her|our|their|your|ur)\s+cuz\b", _I)
 
 
@@ -166,6 +171,7 @@ def _respell(text: str) -> str:
     acronyms ("my tax ID", "the ED stuff") and "my cuz" (a cousin, not "because"); "bout" is "about"."""
     if sum(c.isupper() for c in text) > sum(c.islower() for c in text):  # shouting: no word is an acronym
         return re.sub(r"\bbout\b", "about", respell(text), flags=_I)
+    text = _ID_NOUN.sub("ID", text)
     acronyms = iter(_ACRONYM.findall(text))
     text = _ACRONYM.sub("\x00", _POSSESSIVE_CUZ.sub(r"\1 cousin", text))
     text = re.sub(r"\bbout\b", "about", respell(text))
@@ -204,6 +210,13 @@ def _strip_edges(target: str, chars: str) -> str:
             return target
 
 
+# "it" or "them" as the object of the request, then anything but a verb it is the subject of ("it was my idea").
+_PRONOUN_OBJECT = re.compile(
+    r"(it|them|all of it)\b(?!'|\s+(?:is|was|were|are|has|had|have|will|would|can|could|do|does|did|might|may|must|"
+    r"should|isn't|wasn't|hasn't|hadn't|doesn't|didn't|won't|wouldn't|can't|couldn't|seems?|seemed|being|been|"
+    r"\w+ed)\b)\s+\S", _I)
+
+
 def _clean(target: str) -> str:
     target = target.strip()
     if re.match(r"[.!?]", target):  # "I'd rather that wasn't stored. Gwenllian is ...": nothing after the anchor
@@ -211,6 +224,9 @@ def _clean(target: str) -> str:
     pronoun = re.match(r"(it|that|this|them|all of it)\s*(?:(?:please|pls|now|too|as well)\s*)?[,;:\-\u2013\u2014]",
                        target, _I)
     if pronoun:  # "scratch that, don't rember it": the pronoun is the whole target
+        return pronoun.group(1)
+    pronoun = _PRONOUN_OBJECT.match(target)
+    if pronoun:  # "wipe it buddy", "delete it from whatever you've got": what follows the pronoun is no target
         return pronoun.group(1)
     for cut in _SENTENCE_END.finditer(target):
         # The fact may run on ("... Le Petit Sultan. These books reflect ..."); a reason or a remark ends it.
@@ -266,8 +282,8 @@ def _look_back(prefix: str) -> str | None:
     """"my salary? forget it": a noun phrase or fact before the request, never a reason ("that was private, so ...").
     The nearest sentence that is not a reason, or the first clause of one ("My pseudonym is known to almost no one,
     and I would like that to include you. Please unlearn it."), at most three sentences back."""
-    prefix = re.sub(r"[\s,:;?!.\-\u2013\u2014]*(?:\b(?:so|and|then|please|pls|just|ok|okay|can you|could you|"
-                    r"would you|wait|actually|no)\W*)*$", "", prefix, flags=_I)
+    prefix = re.sub(r"[\s,:;?!.\-\u2013\u2014]*(?:\b(?:so|and|then|please|pls|kindly|just|now|ok|okay|can you|"
+                    r"could you|would you|wait|actually|no)\W*)*$", "", prefix, flags=_I)
     sentences = [s for s in re.split(rf"(?:{_SENTENCE_END.pattern}|:\s)", prefix) if s and s.strip()]
     for sentence in reversed(sentences[-3:]):
         sentence = re.sub(r"^(?:there (?:is|was|'s)|here'?s)\s+", "", _INTERJECTION.sub("", sentence.strip()), flags=_I)
@@ -340,7 +356,8 @@ FRAME_WORDS = set(
     track tracking info information detail details data stuff thing things bit part piece mention anymore
     longer never ever again stop quit cease let sure make ensure pretend regret shouldn't wouldn't couldn't
     isn't aren't wasn't thing bit yeah yep lol pls plz asap immediately right away completely entirely
-    permanently forever
+    permanently forever profile context storage exclude excluded future answers replies responses unsave
+    assistant bot chatbot machine anywhere somewhere kind outta
     """.split()
 )
 _GIST_WORD = re.compile(r"[\w'’.-]*\w", re.UNICODE)

@@ -6,7 +6,8 @@ Every item a request may name (a statement of the user's, a fact) is scored agai
 - by meaning: the cosine of the target's embedding and the item's stored one;
 - by words: the share of the target's content words (names, numbers, but also "salary", "loan", "uncle"; not
   the words requests are made of) the item holds, each word weighted by how rare it is in the user's store,
-  found by Postgres full-text search with OR semantics. Words raise the score of meaning, never stand in for it;
+  found by Postgres full-text search with OR semantics (an item holding an abbreviation holds the words the target
+  spells it out in: "My TFN is ..." holds "tax file number"). Words raise the score of meaning, never stand in for it;
 - by kind: both sides are placed among kinds of personal information (``categories``: home, health, debt,
   identity numbers, ...) by the vectors they already have, so "the place where we live" reaches "Our house
   address is ..." and "my illness" reaches "Prostate cancer, in remission".
@@ -211,6 +212,25 @@ class _View:
     lexemes: set[str]
 
 
+_LINKING = frozenset("a an the my your ur his her our their of for and to in on at i me is was".split())
+
+
+def initialisms(text: str) -> dict[str, str]:
+    """What runs of three or four words would be abbreviated to, and the words ("bank verification number" ->
+    "bvn"): a statement may hold the abbreviation where a request spells it out."""
+    words = [w for w in re.findall(r"[^\W\d_]+", text) if w.lower() not in _LINKING]
+    return {"".join(w[0] for w in run).lower(): " ".join(run)
+            for n in (3, 4) for i in range(len(words) - n + 1) for run in [words[i: i + n]]}
+
+
+def _abbreviations_hold_their_words(holders: dict[str, set[int]], spelt: dict[str, str]) -> None:
+    """An item holding an abbreviation ("My TFN is ...") holds the words it stands for ("tax file number")."""
+    held = {abbreviation: words for abbreviation, words in spelt.items() if holders.get(abbreviation)}
+    for (abbreviation, _), lexemes in zip(held.items(), _lexemes(list(held.values())), strict=True):
+        for lexeme in lexemes:
+            holders.setdefault(lexeme, set()).update(holders[abbreviation])
+
+
 class _Scorer:
     """The candidates' vectors, words and kinds, and each view's score of them."""
 
@@ -313,7 +333,10 @@ def resolve(
 
     statements = _statements(user=user)
     all_views = [*views, *([context_view] if context_view else []), *([fallback_view] if fallback_view else [])]
-    holders = _holders(user=user, lexemes=set().union(*(v.lexemes for v in all_views)))
+    spelt = {abbreviation: words for view in all_views if view is not fallback_view
+             for abbreviation, words in initialisms(view.text).items()}
+    holders = _holders(user=user, lexemes=set().union(*(v.lexemes for v in all_views), spelt))
+    _abbreviations_hold_their_words(holders, spelt)
     ids: set[int] = {pk for found in holders.values() if len(found) <= RARE_HOLDERS for pk in found}
     found_kinds = kinds()
     probes = []
