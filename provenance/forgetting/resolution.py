@@ -226,7 +226,7 @@ def initialisms(text: str) -> dict[str, str]:
 def _abbreviations_hold_their_words(holders: dict[str, set[int]], spelt: dict[str, str]) -> None:
     """An item holding an abbreviation ("My TFN is ...") holds the words it stands for ("tax file number")."""
     held = {abbreviation: words for abbreviation, words in spelt.items() if holders.get(abbreviation)}
-    for (abbreviation, _), lexemes in zip(held.items(), _lexemes(list(held.values())), strict=True):
+    for abbreviation, lexemes in zip(held, _lexemes(list(held.values())), strict=True):
         for lexeme in lexemes:
             holders.setdefault(lexeme, set()).update(holders[abbreviation])
 
