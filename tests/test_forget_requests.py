@@ -211,6 +211,26 @@ def test_a_request_spelling_out_what_a_statement_abbreviates_finds_it(user):
         "My TFN is 459 599 230."]
 
 
+@pytest.mark.parametrize("request_text, named", [
+    ("forget what I told you about my face", "I had a nose job in 2021 and nobody at work knows."),
+    ("please drop the disciplinary thing", "I got a written warning from HR last month for being late."),
+    ("delete my plans for the shop", "We're thinking of selling the bakery to my business partner."),
+])
+def test_a_kind_of_information_named_reaches_a_statement_in_other_words(user, request_text, named):
+    """The request and the statement share no content word, only the kind of information they are about."""
+    conversation = services.conversation_create(user=user)
+    statements = ("I had a nose job in 2021 and nobody at work knows.",
+                  "I got a written warning from HR last month for being late.",
+                  "We're thinking of selling the bakery to my business partner.",
+                  "My dog Biscuit is a beagle.", "My sister lives in Leeds.")
+    for text in statements:
+        say(user, conversation, text)
+    preview = forget.forget_preview(user=user, mode="natural", query=request_text)
+    matched = {m.content for m in Message.objects.filter(pk__in=[m["id"] for m in preview.plan["matched"]],
+                                                         role="user")}
+    assert matched == {named}
+
+
 def test_initialisms_are_read_from_runs_of_three_or_four_words():
     found = resolution.initialisms("my bank verification number, please")
     assert found["bvn"] == "bank verification number" and found["vnp"] == "verification number please"

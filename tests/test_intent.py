@@ -85,6 +85,20 @@ def test_the_features_are_optional_and_give_the_same_answer(vectors):
         ("Take the custody hearing off my profile, please.", ["the custody hearing"]),
         ("I'd like my travel plans to be excluded from future answers.", ["my travel plans"]),
         ("strike my id number from your notes", ["my ID number"]),
+        ("Get rid of the gym membership off my profile", ["the gym membership"]),
+        # An aside saying what is not meant is no second target.
+        ("scrap the house stuff (not the mortgage, the other bit) please", ["the house stuff"]),
+        # Before the request, the clause that names something, not the feeling or the remark around it.
+        ("I keep replaying what I admitted about the fight at the pub. I'm worried. Please get that out of your "
+         "memory.", ["the fight at the pub"]),
+        ("No idea why I said it, about maybe moving back in with my parents. Can that go?",
+         ["maybe moving back in with my parents"]),
+        ("Bit silly really, but the loan from my cousin, would you be able to stop holding that on file?",
+         ["the loan from my cousin"]),
+        ("This is awkward but about my tattoo removal, I'd rather that wasn't stored anywhere.",
+         ["my tattoo removal"]),
+        ("who im dating rn.. forget it pls", ["who i'm dating"]),
+        ("my old boss, Priya. forget her", ["my old boss, Priya"]),
     ],
 )
 def test_targets_one_entry_per_thing_named(text, targets):

@@ -66,6 +66,16 @@ CATEGORIES: dict[str, tuple[str, ...]] = {
         "I'm allergic to nuts", "I have epilepsy", "I had a heart attack", "I'm going through chemo",
         "I tested positive for an infection", "I have a bad back and arthritis",
     ),
+    "sexual_health": (
+        "my HIV status", "my sexual health", "my STI", "my STD test", "my herpes", "my PrEP",
+        "I'm HIV positive", "I have herpes", "I tested positive for chlamydia", "I'm on PrEP",
+        "I'm living with HIV and take antiretrovirals", "I caught an STD last year",
+    ),
+    "appearance": (
+        "my looks", "my face", "my body", "my weight", "my cosmetic surgery", "the work I had done",
+        "I had a facelift", "I got a nose job", "I had liposuction", "I get botox every few months",
+        "I had my breasts done", "I'm self-conscious about my weight", "I had a hair transplant",
+    ),
     "medication": (
         "my medication", "my prescription", "the pills I take", "my meds", "my dosage",
         "I take fluoxetine 20mg every morning", "I'm on insulin", "I use an inhaler twice a day",
@@ -134,6 +144,17 @@ CATEGORIES: dict[str, tuple[str, ...]] = {
         "my career", "my role", "I work as an accountant", "I'm a software engineer at a bank",
         "I'm a teacher at a primary school", "I work in a call centre", "my manager is awful",
         "I run my own small business",
+    ),
+    "work_trouble": (
+        "the disciplinary", "the warning I got at work", "the complaint against me at work", "my performance review",
+        "the mistake I made at work", "the investigation at work",
+        "I got a written warning at work", "I'm on a performance improvement plan", "I was suspended from work",
+        "HR is investigating me", "I made a serious mistake at work and got written up",
+    ),
+    "business_plans": (
+        "my business plans", "the sale of my business", "my plans for the company", "the deal I'm working on",
+        "my share of the firm", "I'm selling my share of the business", "we plan to merge with a competitor",
+        "I'm thinking of opening a bakery", "I want to buy out my business partner", "we're about to close the shop",
     ),
     "job_search": (
         "my job search", "my job hunt", "the interviews", "my job applications", "me leaving my job",

@@ -21,11 +21,11 @@ VAGUE = {
     "who i am", "the last thing i told you", "my last message", "my previous message", "that last message",
     "what i told you", "what i said", "what i mentioned", "what i shared", "what i wrote", "all that", "all of that",
     "that stuff", "this stuff", "the thing", "that thing", "it all", "any of it", "everything i told you", "what",
-    "before", "earlier", "previously", "today", "yesterday",
+    "before", "earlier", "previously", "today", "yesterday", "anywhere", "nowhere", "anywhere else", "him", "her",
 }
 _I = re.IGNORECASE
 _KEEPING = (r"keep(?:ing)? (?:track of|tabs on|a record of|records of|notes of|a note of)|hav(?:e|ing)|"
-            r"remember(?:ing)?|keep(?:ing)?|stor(?:e|ing)|sav(?:e|ing)|retain(?:ing)?|hold(?:ing)? on ?to|"
+            r"remember(?:ing)?|keep(?:ing)?|stor(?:e|ing)|sav(?:e|ing)|retain(?:ing)?|hold(?:ing)?(?: on ?to)?|"
             r"hang(?:ing)? on ?to|log(?:ging)?|track(?:ing)?")
 _ASKED = (r"(?:^|[,.;:!?-]\s*|\b(?:so|and|then|but|just|please|pls|now|also|actually|ok|okay|hey|hi|right|alright|"
           r"well|look|kindly|wait|sorry|honestly|oh|um|you|u|to|and|mind|let's|lets)\s+)$")
@@ -35,7 +35,7 @@ _MEMORY_PLACE = (r"(?:own\s+)?(?:(?:long[- ]term\s+)?(?:mem\w{0,2}or(?:y|ies)|st
 
 # Patterns with the target in the middle: (pattern, priority); lower priority wins.
 _BETWEEN = [re.compile(p, _I) for p in (
-    rf"\b(?:tak|get|put|clean|send|cross|scratch|strik|knock)(?:e|s|es|ing|ting)?\s+(?P<t>.+?)\s+"
+    rf"\b(?:tak|get|put|clean|send|cross|scratch|strik|knock)(?:e|s|es|ing|ting)?\s+(?!rid of\b)(?P<t>.+?)\s+"
     rf"(?:out of|off|down|from)\s+(?:your|the|my)\s+{_MEMORY_PLACE}\b",
     r"\b(?:want|like|need|have|get|prefer)\s+(?P<t>(?!you\b|u\b|to\b|it\b).+?)\s+(?:to be\s+)?(?:gone|erased|deleted|"
     r"removed|wiped|stored|kept|saved|sitting|forgotten|excluded|left out|purged|scrubbed|dropped)\b",
@@ -66,10 +66,10 @@ _AFTER = [(re.compile(p, _I), rank) for p, rank in (
      r"(?:be\s+)?(?:(?:know|knowing|keeping|keep|remember|store|storing|have)\s+)?", 0),
     (r"\b(?:pretend|act (?:as if|like)|forget|regret|wish|shouldn'?t have|should not have|never should have|"
      r"let'?s pretend|undo|why|second thoughts)\b[^.?!,]{0,25}?\b(?:told you|tell(?:ing)? you|mention(?:ed|ing)?|"
-     r"said|say(?:ing)?|shar(?:ed|ing)|heard(?: about)?|me telling you|typed|wrote|pasted|posted|entered|gave you)"
+     r"said|say(?:ing)?|shar(?:ed|ing)|hear(?:d)?(?: about)?|me telling you|typed|wrote|pasted|posted|entered|gave you)"
      r"\b\s*(?:(?:about|anything about|that(?!\s*\W)|with you)\s+)?", 0),
     (r"\b(?:take|taking)\s+back\s+what i (?:said|told you|mentioned)\s+(?:about\s+)?", 0),
-    (rf"\b(?:stop|stopping|quit|quitting|don'?t|do not|no longer|never|cease|(?:you|u)\s+(?:\w+ly\s+)?not)\s+"
+    (rf"\b(?:stop|stopping|quit|quitting|don'?t|do not|no longer|never|cease|not to|(?:you|u)\s+(?:\w+ly\s+)?not)\s+"
      rf"(?:{_KEEPING})\b\s*", 0),
     (r"\bno (?:record|trace|memory|note)s? of\s+", 0),
     # "my daughter's allergy info - I'd rather that wasn't stored": the target came before.
@@ -152,8 +152,10 @@ _REASON = re.compile(r"^(?:that|it|this|it's|that's|there|can|could|would|will|p
                      r"let'?s|go ahead|start|mind|is there|is it|hey|on second thought)\b|\byou\b|\b(?:said|"
                      r"shared|overshared|told|typed|regret|"
                      r"comfortable|mistake|private|personal|sensitive|embarrassing|business|privacy|careful|idea|"
-                     r"trust|relevant|out of date|too much|thinking|oversharing)\b", _I)
+                     r"trust|relevant|out of date|too much|thinking|oversharing|scared|afraid|worried|nervous|anxious|"
+                     r"ashamed|embarrassed|awkward|uncomfortable|foolish|stupid|silly|unwise|oughtn'?t)\b", _I)
 _INTERJECTION = re.compile(r"^(?:\W*(?:ok|okay|so|hey|hi|um|right|alright|well|look|wait|actually|honestly|oh|also|"
+                           r"(?:my\s+)?dear\s+\w+|"
                            r"on reflection|on second thoughts?|in hindsight|frankly|to be honest|thinking about it|"
                            r"ugh|argh|oops|hmm|damn|sorry)"
                            r"\b[\s,.:-]*)+", _I)
@@ -217,13 +219,21 @@ _PRONOUN_OBJECT = re.compile(
     r"\w+ed)\b)\s+\S", _I)
 
 
+# The pronoun, then what it stands for: "why I said it, about maybe leaving my marriage".
+_PRONOUN_SAID = re.compile(r"(?:it|that|this|them)\s*[,:\-\u2013\u2014]\s*(?:about|regarding|re|i mean|namely|"
+                           r"the (?:thing|bit|part|stuff) (?:about|with))\s+(?P<t>\S.*)", _I)
+
+
 def _clean(target: str) -> str:
     target = target.strip()
     if re.match(r"[.!?]", target):  # "I'd rather that wasn't stored. Gwenllian is ...": nothing after the anchor
         return ""
-    pronoun = re.match(r"(it|that|this|them|all of it)\s*(?:(?:please|pls|now|too|as well)\s*)?[,;:\-\u2013\u2014]",
-                       target, _I)
-    if pronoun:  # "scratch that, don't rember it": the pronoun is the whole target
+    said = _PRONOUN_SAID.match(target)
+    target = said.group("t") if said else target
+    pronoun = re.match(r"(it|that|this|them|all of it|anywhere|nowhere|everywhere)\s*(?:(?:please|pls|now|too|"
+                       r"as well)\s*)?"
+                       r"(?:[,;:\-\u2013\u2014]|[.!?](?:\s|$))", target, _I)
+    if pronoun:  # "scratch that, don't rember it", "not hold onto it. Yours, W.": the pronoun is the whole target
         return pronoun.group(1)
     pronoun = _PRONOUN_OBJECT.match(target)
     if pronoun:  # "wipe it buddy", "delete it from whatever you've got": what follows the pronoun is no target
@@ -256,9 +266,14 @@ def is_vague(target: str) -> bool:
     return target.strip().lower() in VAGUE
 
 
+# An aside that says what is not meant: "the job stuff (not the pay, the other thing)".
+_NOT_MEANT = re.compile(r"\s*\((?:not|except|but not|apart from|other than|besides|excluding)\b[^()]*\)?", _I)
+
+
 def split_targets(target: str) -> list[str]:
-    """One entry per thing named: split on "and"/commas only where the next part starts a noun phrase or clause."""
-    pieces = _SEPARATOR.split(target)
+    """One entry per thing named: split on "and"/commas only where the next part starts a noun phrase or clause,
+    and never inside brackets ("my meds (sertraline, 50mg)")."""
+    pieces = _SEPARATOR.split(_NOT_MEANT.sub("", target))
     parts = [pieces[0]]
     for separator, piece in zip(pieces[1::2], pieces[2::2], strict=True):
         comma = "," in separator
@@ -267,7 +282,8 @@ def split_targets(target: str) -> list[str]:
         joint_subject = re.match(r"i\b(?!'m|'ve|'d|'ll)", piece, _I) and re.search(
             r"(?:^|\b(?:my|his|her|our|their)\s+)[\w']+$", parts[-1], _I
         )
-        if starts and not joint_subject and parts[-1].strip():
+        bracketed = parts[-1].count("(") > parts[-1].count(")")
+        if starts and not joint_subject and not bracketed and parts[-1].strip():
             parts.append(piece)
         else:
             parts[-1] += separator + piece
@@ -278,23 +294,52 @@ def split_targets(target: str) -> list[str]:
 _TOLD_YOU = r"\b(?:told|tell|telling|gave|give|giving|showed|sent|asked)\s+(?:you|u)\b"
 
 
+# "when I told you about the procedure from my college days", "what I confessed about the mistake on the ward".
+_TOLD_ABOUT = re.compile(
+    r"\b(?:i|having)\s+(?:\w+\s+)?(?:(?:said|told (?:you|u)|mentioned|confessed|admitted|revealed|disclosed|shared|"
+    r"wrote|typed|let slip|opened up)\s+(?:to (?:you|u)\s+)?(?:about|regarding|concerning)\s+(?P<t>[^.?!;,]+)|"
+    r"(?:mentioned|confessed|admitted|revealed|disclosed|shared)\s+(?P<n>(?:the|my|our|that|this)\s+[^.?!;,]+))", _I)
+_TOLD_ABOUT_END = re.compile(r"\s+(?:was|were|wasn't|weren't|is|isn't|are|aren't|has|have|had|will|would|should|"
+                             r"can|could|and i|but|because|so|since|if|to you)\b.*$", _I)
+_CLAUSE = re.compile(r"\s*[,;]\s*|\s+(?:but|so|because|cause|cuz|since)\s+", _I)
+
+
+def _names_something(target: str) -> bool:
+    named = re.sub(_TOLD_YOU, "", target, flags=_I)  # "the long ID number I gave you" is no reason
+    return (bool(target) and len(target.split()) <= 16 and not _REASON.search(named) and not is_vague(target)
+            and bool(request_gist(target)))
+
+
 def _look_back(prefix: str) -> str | None:
     """"my salary? forget it": a noun phrase or fact before the request, never a reason ("that was private, so ...").
-    The nearest sentence that is not a reason, or the first clause of one ("My pseudonym is known to almost no one,
-    and I would like that to include you. Please unlearn it."), at most three sentences back."""
-    prefix = re.sub(r"[\s,:;?!.\-\u2013\u2014]*(?:\b(?:so|and|then|please|pls|kindly|just|now|ok|okay|can you|"
-                    r"could you|would you|wait|actually|no)\W*)*$", "", prefix, flags=_I)
+    In the nearest sentence that names something, at most three sentences back: what the user says they told
+    ("I keep thinking about what I confessed about the mistake on the ward"), else the whole sentence when no part
+    of it is a reason, else its nearest clause that is neither a reason nor words to the assistant ("My pseudonym
+    is known to almost no one, and I would like that to include you", "I'm not even sure why I said it, about
+    maybe leaving my marriage"), with the clause before when that one is only a name ("my ex, Tom")."""
+    prefix = re.sub(r"[\s,:;?!.\-\u2013\u2014]*(?:\b(?:so|and|then|please|pls|kindly|just|(?<!right )now|ok|okay|"
+                    r"can you|could you|would you|wait|actually|no)\W*)*$", "", prefix, flags=_I)
     sentences = [s for s in re.split(rf"(?:{_SENTENCE_END.pattern}|:\s)", prefix) if s and s.strip()]
     for sentence in reversed(sentences[-3:]):
         sentence = re.sub(r"^(?:there (?:is|was|'s)|here'?s)\s+", "", _INTERJECTION.sub("", sentence.strip()), flags=_I)
-        head, _, rest = sentence.partition(",")
-        # Addressed to the assistant after a comma ("My pseudonym is known to almost no one, and I would like that
-        # to include you"): only its first clause names something.
-        piece = head if re.search(r"\b(?:you|u)\b", re.sub(_TOLD_YOU, "", rest, flags=_I), _I) else sentence
-        target = _clean(piece)
-        named = re.sub(_TOLD_YOU, "", target, flags=_I)  # "the long ID number I gave you" is no reason
-        if target and len(target.split()) <= 16 and not _REASON.search(named) and not is_vague(target):
-            return target
+        told = _TOLD_ABOUT.search(sentence)
+        if told:  # what the user says they told is named even when they call it private or a mistake
+            target = _clean(_TOLD_ABOUT_END.sub("", told.group("t") or told.group("n")))
+            if target and len(target.split()) <= 16 and not is_vague(target):
+                return target
+        whole = _clean(sentence)
+        if _names_something(whole) and not _REASON.search(re.sub(_TOLD_YOU, "", sentence, flags=_I)):
+            return whole
+        clauses = [re.sub(r"^(?:but|and|so|because|cause|since)\s+", "", c.strip(), flags=_I)
+                   for c in _CLAUSE.split(sentence) if c and c.strip()]
+        # A clause ending on a pronoun says something about the thing, not what it is ("only Eileen knows that").
+        named = [i for i, clause in enumerate(clauses) if _names_something(_clean(clause))
+                 and not re.search(r"\b(?:that|this|it|them)\W*$", clause, _I)]
+        if named:
+            # The nearest clause that names something, with the one before when it is only a name ("my ex, Tom").
+            last = named[-1]
+            first = last - 1 if last - 1 in named and len(clauses[last].split()) <= 2 else last
+            return _clean(", ".join(clauses[first: last + 1]))
     return None
 
 
@@ -328,7 +373,8 @@ def extract_targets(text: str) -> list[str]:
         return split_targets(topic) if topic else []
     candidates.sort(key=lambda c: (c[0], c[1]))
     for _, _, target in candidates:
-        if not is_vague(target):
+        # A target of only asking and politeness words ("be a dear", "away with it") names nothing either.
+        if not is_vague(target) and request_gist(target):
             return split_targets(target)
     start = min(c[1] for c in candidates)
     named = _topic_first(raw) or (_look_back(raw[:start]) if start > 0 else None)
@@ -367,6 +413,6 @@ def request_gist(text: str) -> str:
     """What a request is about once its asking, deleting and politeness words are gone: "the PIN I told you,
     the one that's Bríd's birthday, would you get rid of it" -> "PIN one Bríd's birthday". Used when no target
     can be read from the request's shape; "" when nothing is left."""
-    raw = _respell((text or "")[:MAX_CHARS]).replace("’", "'")
+    raw = _NOT_MEANT.sub("", _respell((text or "")[:MAX_CHARS]).replace("’", "'"))
     words = [w for w in _GIST_WORD.findall(raw) if w.lower().strip(".") not in FRAME_WORDS]
     return " ".join(words)

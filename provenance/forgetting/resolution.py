@@ -215,12 +215,12 @@ class _View:
 _LINKING = frozenset("a an the my your ur his her our their of for and to in on at i me is was".split())
 
 
-def initialisms(text: str) -> dict[str, str]:
-    """What runs of three or four words would be abbreviated to, and the words ("bank verification number" ->
-    "bvn"): a statement may hold the abbreviation where a request spells it out."""
+def initialisms(text: str, sizes: tuple[int, ...] = (3, 4)) -> dict[str, str]:
+    """What runs of three or four words (``sizes``) would be abbreviated to, and the words ("bank verification
+    number" -> "bvn"): a statement may hold the abbreviation where a request spells it out, or the other way round."""
     words = [w for w in re.findall(r"[^\W\d_]+", text) if w.lower() not in _LINKING]
     return {"".join(w[0] for w in run).lower(): " ".join(run)
-            for n in (3, 4) for i in range(len(words) - n + 1) for run in [words[i: i + n]]}
+            for n in sizes for i in range(len(words) - n + 1) for run in [words[i: i + n]]}
 
 
 def _abbreviations_hold_their_words(holders: dict[str, set[int]], spelt: dict[str, str]) -> None:
@@ -229,6 +229,17 @@ def _abbreviations_hold_their_words(holders: dict[str, set[int]], spelt: dict[st
     for abbreviation, lexemes in zip(held, _lexemes(list(held.values())), strict=True):
         for lexeme in lexemes:
             holders.setdefault(lexeme, set()).update(holders[abbreviation])
+
+
+def _statements_spell_out(*, user, holders: dict[str, set[int]], words: set[str], ids: set[int]) -> None:
+    """A candidate that spells out a short word of the request no item holds ("the ED stuff" against "I have an
+    eating disorder") holds that word."""
+    short = {w for w in words if 2 <= len(w) <= 5 and w.isalpha() and not holders.get(w)}
+    if not short or not ids:
+        return
+    for pk, content in Node.objects.filter(pk__in=ids, owner=user).values_list("pk", "content"):
+        for letters in short & set(initialisms(content, sizes=(2, 3, 4, 5))):
+            holders.setdefault(letters, set()).add(pk)
 
 
 class _Scorer:
@@ -349,6 +360,8 @@ def resolve(
     ids.update(near)
     if not ids:
         return Resolution(matched=[], related=[])
+    _statements_spell_out(user=user, holders=holders, ids=ids, words=set().union(
+        *(view.lexemes for view in all_views if view is not fallback_view)))
     scorer = _Scorer(user=user, ids=sorted(ids), holders=holders, total=statements.count(), known=near)
     kinds_of = dict(Node.objects.filter(pk__in=scorer.ids, owner=user).values_list("pk", "kind"))
     statement_of, taken_from = _statement_of(user=user, facts=[pk for pk in scorer.ids
