@@ -215,6 +215,7 @@ def test_a_request_spelling_out_what_a_statement_abbreviates_finds_it(user):
     ("forget what I told you about my face", "I had a nose job in 2021 and nobody at work knows."),
     ("please drop the disciplinary thing", "I got a written warning from HR last month for being late."),
     ("delete my plans for the shop", "We're thinking of selling the bakery to my business partner."),
+    ("please forget my status", "I've been HIV positive since 2015, undetectable now."),
 ])
 def test_a_kind_of_information_named_reaches_a_statement_in_other_words(user, request_text, named):
     """The request and the statement share no content word, only the kind of information they are about."""
@@ -222,7 +223,8 @@ def test_a_kind_of_information_named_reaches_a_statement_in_other_words(user, re
     statements = ("I had a nose job in 2021 and nobody at work knows.",
                   "I got a written warning from HR last month for being late.",
                   "We're thinking of selling the bakery to my business partner.",
-                  "My dog Biscuit is a beagle.", "My sister lives in Leeds.")
+                  "I've been HIV positive since 2015, undetectable now.",
+                  "My dog Biscuit is a beagle.", "My sister lives in Leeds.", "My passport number is 533214908.")
     for text in statements:
         say(user, conversation, text)
     preview = forget.forget_preview(user=user, mode="natural", query=request_text)

@@ -66,8 +66,9 @@ CATEGORIES: dict[str, tuple[str, ...]] = {
         "I'm allergic to nuts", "I have epilepsy", "I had a heart attack", "I'm going through chemo",
         "I tested positive for an infection", "I have a bad back and arthritis",
     ),
+    # "my status" is said of an HIV diagnosis and of immigration papers alike: both kinds hold it.
     "sexual_health": (
-        "my HIV status", "my sexual health", "my STI", "my STD test", "my herpes", "my PrEP",
+        "my status", "my HIV status", "my sexual health", "my STI", "my STD test", "my herpes", "my PrEP",
         "I'm HIV positive", "I have herpes", "I tested positive for chlamydia", "I'm on PrEP",
         "I'm living with HIV and take antiretrovirals", "I caught an STD last year",
     ),
@@ -135,7 +136,7 @@ CATEGORIES: dict[str, tuple[str, ...]] = {
         "I got a DUI", "I was fined for tax evasion",
     ),
     "immigration": (
-        "my immigration status", "my visa", "my papers", "my passport", "my asylum claim",
+        "my status", "my immigration status", "my visa", "my papers", "my passport", "my asylum claim",
         "my residency", "my green card", "I'm undocumented", "my work permit expired", "I applied for asylum",
         "my residence permit", "I overstayed my visa", "I'm here on a student visa",
     ),

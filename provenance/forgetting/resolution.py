@@ -366,8 +366,8 @@ def resolve(
     ids.update(near)
     if not ids:
         return Resolution(matched=[], related=[])
-    _statements_spell_out(user=user, holders=holders, ids=ids, words=set().union(
-        *(view.lexemes for view in all_views if view is not fallback_view)))
+    # Only what the targets name: the rest of a request is full of short words that name nothing ("ya", "af").
+    _statements_spell_out(user=user, holders=holders, ids=ids, words=set().union(*(view.lexemes for view in views)))
     scorer = _Scorer(user=user, ids=sorted(ids), holders=holders, total=statements.count(), known=near)
     kinds_of = dict(Node.objects.filter(pk__in=scorer.ids, owner=user).values_list("pk", "kind"))
     statement_of, taken_from = _statement_of(user=user, facts=[pk for pk in scorer.ids
