@@ -304,10 +304,14 @@ _TOLD_ABOUT_END = re.compile(r"\s+(?:was|were|wasn't|weren't|is|isn't|are|aren't
 _CLAUSE = re.compile(r"\s*[,;]\s*|\s+(?:but|so|because|cause|cuz|since)\s+", _I)
 
 
+def _is_reason(text: str) -> bool:
+    return bool(_REASON.search(re.sub(_TOLD_YOU, "", text, flags=_I)))  # "the ID number I gave you" is no reason
+
+
 def _names_something(target: str) -> bool:
-    named = re.sub(_TOLD_YOU, "", target, flags=_I)  # "the long ID number I gave you" is no reason
-    return (bool(target) and len(target.split()) <= 16 and not _REASON.search(named) and not is_vague(target)
-            and bool(request_gist(target)))
+    """A short target that names something: not vague, not only asking words, not a reason."""
+    return (bool(target) and len(target.split()) <= 16 and not is_vague(target) and bool(request_gist(target))
+            and not _is_reason(target))
 
 
 def _look_back(prefix: str) -> str | None:
@@ -328,7 +332,7 @@ def _look_back(prefix: str) -> str | None:
             if target and len(target.split()) <= 16 and not is_vague(target):
                 return target
         whole = _clean(sentence)
-        if _names_something(whole) and not _REASON.search(re.sub(_TOLD_YOU, "", sentence, flags=_I)):
+        if _names_something(whole) and not _is_reason(sentence):
             return whole
         clauses = [re.sub(r"^(?:but|and|so|because|cause|since)\s+", "", c.strip(), flags=_I)
                    for c in _CLAUSE.split(sentence) if c and c.strip()]
