@@ -233,6 +233,49 @@ def test_a_kind_of_information_named_reaches_a_statement_in_other_words(user, re
     assert matched == {named}
 
 
+def _matched_contents(user, target: str, context: str) -> list[str]:
+    matched, _ = matching.resolved_matches(user=user, targets=[target], context=context)
+    return sorted(Message.objects.filter(pk__in=list(matched), role="user").values_list("content", flat=True))
+
+
+def test_a_word_spelt_a_little_differently_is_held():
+    """"socal securty numbr" holds the words of "social security number"; a word some item holds as written, or one
+    too short to compare ("lean" for "loan"), is left as it is."""
+    holders = {"loan": {7}}
+    contents = {1: "My social security number is 219-09-9999.", 2: "My phone number is 0412 555 019.",
+                3: "I am trying to stay lean this year."}
+    resolution._misspellings_hold_their_words(
+        holders=holders, texts=["plz forgit my socal securty numbr and the loan"], contents=contents)
+    lexeme = dict(zip(["socal", "securty", "numbr"], resolution._lexemes(["socal", "securty", "numbr"]), strict=True))
+    assert holders[next(iter(lexeme["socal"]))] == {1}
+    assert holders[next(iter(lexeme["securty"]))] == {1}
+    assert holders[next(iter(lexeme["numbr"]))] == {1, 2}
+    assert holders["loan"] == {7}
+
+
+def test_what_the_request_says_to_keep_is_not_matched(user):
+    """"purge the NIN, leave the BVN": both are identity numbers the target is close to; the BVN stays."""
+    conversation = services.conversation_create(user=user)
+    statements = ("My NIN is 54829163047.", "My BVN is 22184739561.", "I work as a pharmacist in Ibadan.")
+    for text in statements:
+        say(user, conversation, text)
+    request = "wipe the NIN. keep the BVN"
+    assert _matched_contents(user, "the NIN", request) == [statements[0]]
+
+
+def test_another_languages_function_words_do_not_drown_a_name(user):
+    """"que", "je", "sur", "la" are not rare words the statements lack; "Inès" is what the request names."""
+    conversation = services.conversation_create(user=user)
+    statements = ("Je m'appelle Camille, j'ai 23 ans et je vis à Lyon avec ma coloc.",
+                  "Mon amie Inès a été hospitalisée le mois dernier, she's better now.",
+                  "J'ai un découvert de 600 euros à la banque, my parents don't know.",
+                  "I'm planning to move to Montréal after my master.")
+    for text in statements:
+        say(user, conversation, text)
+    request = "Ce que je t'ai dit sur mon amie Inès, please forget it, c'est pas mon histoire à raconter"
+    assert _matched_contents(user, "Ce que je t'ai dit sur mon amie Inès", request) == [statements[1]]
+
+
 def test_initialisms_are_read_from_runs_of_three_or_four_words():
     found = resolution.initialisms("my bank verification number, please")
     assert found["bvn"] == "bank verification number" and found["vnp"] == "verification number please"

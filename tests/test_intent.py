@@ -10,7 +10,7 @@ from django.core.management import call_command
 from dellm_site.ai.embedding import get_embedder
 from provenance.forgetting import intent
 from provenance.forgetting.intent_signals import SIGNAL_NAMES, keeps_only
-from provenance.forgetting.intent_targets import extract_targets
+from provenance.forgetting.intent_targets import extract_targets, request_spared
 
 # Written for this test, in phrasings the corpus templates do not use.
 REQUESTS = [
@@ -99,10 +99,40 @@ def test_the_features_are_optional_and_give_the_same_answer(vectors):
          ["my tattoo removal"]),
         ("who im dating rn.. forget it pls", ["who i'm dating"]),
         ("my old boss, Priya. forget her", ["my old boss, Priya"]),
+        # A rule for the future instead of a command; "going forward" and "new rule:" name nothing.
+        ("going forward, my arrangement with the landlord is off the table", ["my arrangement with the landlord"]),
+        ("new rule: my stay in the clinic is something you don't know anymore", ["my stay in the clinic"]),
+        ("from now on act as if the egg freezing idea was never mentioned", ["the egg freezing idea"]),
+        ("from now on you don't know about the jobs I do off the books", ["the jobs I do off the books"]),
+        # What is said not to be meant, after a comma; "the other one" names nothing.
+        ("remove the overdraft thing, not the loan one, the other one", ["the overdraft thing"]),
+        # What the user says they gave away, in a clause before the request.
+        ("Perhaps it was foolish to give out where I live. Kindly remove it.", ["where I live"]),
+        ("the card losses from last year. let go of that one, don't keep it", ["the card losses from last year"]),
+        ("takeshi's trouble with the people chasing him for money — he'd hate me for telling. please forget that one",
+         ["takeshi's trouble with the people chasing him for money"]),
+        ("the weekend thing w shrooms, can u not keep it", ["the weekend thing w shrooms"]),
     ],
 )
 def test_targets_one_entry_per_thing_named(text, targets):
     assert extract_targets(text) == targets
+
+
+@pytest.mark.parametrize("text, spared", [
+    ("purge my passport number. keep the driving licence one for now", ["the driving licence one"]),
+    ("delete the loan stuff, leave the mortgage", ["the mortgage"]),
+    ("erase the savings figure. The pension details may remain.", ["The pension details"]),
+    ("wipe the arrest — the wedding plans can stay", ["the wedding plans"]),
+    ("the overdraft thing, not the student loan one, bin it", ["the student loan one"]),
+    # Keeping words that ask for something to go, or say nothing in particular, spare nothing.
+    ("please keep my address out of your memory", []),
+    ("don't keep my address", []),
+    ("Purge my ID number from whatever you've stored.", []),
+    ("Nothing about my visa should stay with you.", []),
+    ("delete it and keep it quiet", []),
+])
+def test_what_a_request_says_to_keep(text, spared):
+    assert request_spared(text) == spared
 
 
 @pytest.mark.parametrize(
@@ -271,9 +301,10 @@ def test_an_unsure_message_without_an_asking_word_is_asked_about_only_when_more_
     found = intent.intent_classify(text, features)
     assert found.confidence >= intent.UNCUED_ASK and found.outcome == intent.ASK
     assert "overdraft" in " ".join(found.targets)  # asked about with what is left once the asking words are gone
-    # A bare fragment the classifier scores only a little above "ask" is answered.
-    features = intent.intent_features(["Secret plan."])[0]
-    fragment = intent.intent_classify("Secret plan.", features)
-    assert fragment.outcome == intent.NONE and fragment.confidence < intent.UNCUED_ASK
+    # A bare fragment the classifier scores above "ask" but below UNCUED_ASK is answered.
+    features = intent.intent_features(["Secret recipe."])[0]
+    fragment = intent.intent_classify("Secret recipe.", features)
+    assert intent._thresholds(intent.intent_model().full)[1] <= fragment.confidence < intent.UNCUED_ASK
+    assert fragment.outcome == intent.NONE
     # The rules alone (another embedder) never ask without such a word.
     assert intent.intent_classify(text, None).outcome == intent.NONE

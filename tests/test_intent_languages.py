@@ -3,7 +3,7 @@
 import pytest
 
 from provenance.forgetting import intent
-from provenance.forgetting.intent_languages import gloss
+from provenance.forgetting.intent_languages import foreign_function_words, gloss
 from provenance.forgetting.intent_signals import signals
 
 # Written for this test: the word that asks for something to go is not English.
@@ -57,6 +57,10 @@ ENGLISH_ORDINARY = [
         ("del my student loan pls", "delete my student loan pls"),
         ("i no want that in your memory", "I don't want that in your memory"),
         ("se me olvidó el paraguas", "I forgot el paraguas"),
+        ("kun je vergeten wat ik zei", "kun je forget wat ik zei"),
+        ("please futa ile kitu", "please delete ile kitu"),
+        ("o meseleyi unut", "o meseleyi forget"),
+        ("fais comme si I never told you", "act as if I never told you"),
     ],
 )
 def test_gloss_reads_the_lexicon_in_english(text, english):
@@ -97,6 +101,33 @@ def test_mixed_everyday_senses_read_as_such():
 def test_ordinary_readings_have_their_signal(text, name):
     found = signals(text)
     assert found[name] and not found["rule_request"]
+
+
+@pytest.mark.parametrize("text, rule", [
+    ("from now on, my diagnosis from 2019 is something you don't know", True),
+    ("going forward my son's suspension is off the books for you", True),
+    ("Going forward, my daughter coming out is not something you're aware of.", True),
+    ("from now on act as if the egg freezing idea was never mentioned", True),
+    ("from now on, answer in French", False),
+    ("going forward, skip the small talk", False),
+    ("is that something you know about?", False),
+])
+def test_a_rule_taking_something_out_of_what_you_know_has_its_signal(text, rule):
+    assert bool(signals(text)["no_longer_known"]) is rule
+
+
+@pytest.mark.parametrize("text, dropped", [
+    ("Ce que je t'ai dit sur la maladie de ma sœur Inès, please forget it, c'est pas mon histoire",
+     {"ce", "que", "je", "sur", "la", "ma", "pas", "mon"}),
+    ("Neha aur uss ladke wali baat remove karo, ghar ki baat hai", {"aur", "wali", "baat", "ki", "hai"}),
+    # A few words that other languages use as well are no sign of one.
+    ("my son left his car at the door", set()),
+    ("forget what I said about Dan and the door, we might die", set()),
+])
+def test_function_words_of_a_language_mixed_in_are_found(text, dropped):
+    found = foreign_function_words(text)
+    assert dropped <= found if dropped else not found
+    assert "inès" not in found and "neha" not in found
 
 
 def test_i_dont_remember_is_not_stop_remembering():

@@ -267,6 +267,16 @@ _SENT = {
         "never_lose": ["don't lose track of {I}", "make sure you never forget that {C}", "keep {I} safe for me",
                        "it's fine to remember {I}", "you can keep {I}, I don't mind"],
         "update": ["update my {I}: {C}", "correction: {C}", "actually, {C}, not what I said before"],
+        # Rules and preferences for the future, with the words of a request in them.
+        "from_now_on": ["from now on, answer in {lang}", "going forward, skip the small talk",
+                        "from now on, remember that {C}", "from today, keep {I} in mind when you answer",
+                        "moving forward, don't bring up {topic} unless I ask"],
+        "new_rule": ["new rule: always remind me to {chore}", "make it a rule to [ask|check] before you delete "
+                     "anything in my drafts", "standing order: never let me forget to {chore}",
+                     "rule for the future: keep your answers short"],
+        "if_then": ["if I forget to {chore}, nag me", "if I ever ask you to delete {I}, ask me twice",
+                    "in case I forget, {C}", "if you don't know {I}, just ask me",
+                    "going forward please stop suggesting I delete {app}"],
     },
     "memory_question": {
         "what_remember": ["what do you remember about me?", "what do you know about me?",

@@ -16,6 +16,9 @@ pass through the model serves it as well. The past tenses are glossed as well ("
 from __future__ import annotations
 
 import re
+from functools import cache
+
+from stop_words import get_stop_words
 
 # Object pronouns that may follow a glossed verb ("olvida eso", "efface ça", "usuń to", "apaga aí", "isse hata do").
 _PRONOUN = r"(?:\s+(?P<p>eso|esto|isso|isto|aquilo|ça|ca|cela|das|to|aí|ai|yeh|ye|woh|wo|ise|use|isse))?"
@@ -49,7 +52,7 @@ _VERBS: list[tuple[str, str]] = [
     (r"entfern(?:e|en|t)?", "remove"),
     # Polish
     (r"zapomnij(?:cie)?", "forget"),
-    (r"usu[ńn](?:cie)?", "delete"),
+    (r"usu[ńn](?:cie)?|usun(?:ąć|ac)", "delete"),
     (r"skasuj(?:cie)?", "delete"),
     (r"wyma[żz](?:cie)?", "erase"),
     (r"wyrzu[ćc](?:cie)?", "throw away"),
@@ -63,8 +66,20 @@ _VERBS: list[tuple[str, str]] = [
     (r"paki-?bura(?:hin)?|burahin(?:\s+mo)?(?:\s+na)?", "delete"),  # not a bare "bura" (Hindi for "bad")
     (r"(?:paki-?)?tanggal(?:in)?(?:\s+mo)?(?:\s+na)?", "remove"),
     # Indonesian / Malay
-    (r"lupakan", "forget"),
-    (r"hapus(?:kan)?", "delete"),
+    (r"lupakan|lupain", "forget"),
+    (r"hapus(?:kan|in)?", "delete"),
+    # Dutch
+    (r"vergeet|vergeten", "forget"),
+    (r"verwijder(?:en)?", "delete"),
+    # Swahili
+    (r"sahau", "forget"),
+    (r"futa", "delete"),
+    # Turkish: "unut" alone; "sil" (delete) only with its object, as "sil" is English too
+    (r"unut(?:ur musun|urmusun|ur|)", "forget"),
+    (r"sil(?= (?:onu|şunu|bunu|sunu|bunu)\b)", "delete"),
+    # Arabic in Latin letters
+    (r"ensa(?:ha|h|ho)?|insa(?:ha|h|ho)?", "forget"),
+    (r"imsa7|emsa7|emsah|imsah", "delete"),
 ]
 # The same deletion verbs in English, made imperative with a Hindi helper: "delete kr do", "forget kar dena".
 _HELPED = (r"(?P<h>delete|remove|erase|forget|clear|wipe)\s+(?:kr|kar|kardo|krdo|karo|kro)"
@@ -80,6 +95,7 @@ _PHRASES: list[tuple[str, str]] = [
     (r"(?:lo |la |los |las |o |a )?guard(?:es|e|ar)", "keep"),
     (r"recuerdes|lembres|lembre", "remember"),
     (r"pode|podes|puedes|podr[ií]as|poderia|potresti|kannst du|mo[żz]esz", "can you"),
+    (r"fai(?:s|tes) comme si", "act as if"),
     # "Please" and its cousins
     (r"por favor|porfa|porfis|porfavor|pfv|pfvr|s'il (?:te|vous) pla[iî]t|svp|per favore|bitte|"
      r"prosz[eę]|kripya|kripaya|tolong|pakiusap", "please"),
@@ -126,3 +142,64 @@ def gloss(text: str) -> str:
     for pattern, english in _PHRASE_PATTERNS:
         out = pattern.sub(english, out)
     return out
+
+
+# --- function words of other languages --------------------------------------------------------------------------
+# A request written partly in another language ("Ce que je t'ai dit sur la santé d'Inès, please forget it") names
+# its target with that language's function words around it: "que", "je", "sur", "la" say nothing about which
+# statement is meant, and weighed as rare words they drown "Inès". The lists of the languages written in Latin
+# letters come from the stop-words package; for languages it lists only in another script, or not at all, and
+# which people often mix into English in Latin letters, short lists of our own.
+_LATIN_SCRIPT = ("catalan", "czech", "danish", "dutch", "finnish", "french", "german", "hungarian", "indonesian",
+                 "italian", "malaysian", "norwegian", "polish", "portuguese", "romanian", "slovak", "spanish",
+                 "swedish", "turkish")
+_OWN_LISTS = {
+    "hindi_urdu": "hai hain tha thi the ho hoga hogi ka ki ke ko se ne mein mai main mera meri mere tera teri tere "
+                  "uska uski uske woh wo yeh ye aur ya par pe bhi nahi nahin kya kyun jo jab tab toh hi wala wali "
+                  "wale baat kuch abhi ab sab apna apni apne hum tum aap unka unki unke raha rahi rahe kar karo",
+    "tagalog": "ang ng mga sa ko mo niya namin natin nila ako ikaw siya kami tayo sila yung iyong ito iyan iyon "
+               "na pa po ba lang din rin naman kasi pero kung para may wala hindi amin akin atin ninyo nito niyan",
+    "swahili": "na ya wa za la kwa ni si hii ile huo hiyo yangu yako wake wetu kuhusu lakini au kama pia sana "
+               "kitu nilikuambia",
+    "arabic_latin": "ana inta enta inti huwa hiya wa fi min ala 3ala ya yaani bas mish msh illi elli",
+}
+# The fewest different function words of one language that make a message partly written in it: "my son's car"
+# holds two French ones and is English.
+CODE_SWITCH_MIN = 3
+_WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
+
+
+@cache
+def _function_words() -> tuple[frozenset[str], list[tuple[frozenset[str], frozenset[str]]]]:
+    """English function words, and per other language: its function words, and those of them that are not also
+    English ones (only these tell that a message is partly written in it)."""
+    english = frozenset(w for w in get_stop_words("english") if _WORD.fullmatch(w))
+    lists = [{w for w in get_stop_words(language) if _WORD.fullmatch(w)} for language in _LATIN_SCRIPT]
+    languages = [(frozenset(words), frozenset(words - english)) for words in lists]
+    languages += [(frozenset(words.split()), frozenset(words.split())) for words in _OWN_LISTS.values()]
+    return english, languages
+
+
+def foreign_function_words(text: str) -> set[str]:
+    """The function words (lower case) of each other language ``text`` is partly written in: one with at least
+    CODE_SWITCH_MIN different words of its own there, used at least half as often as English ones ("forget what I
+    said about Dan and the door, we might die" holds three Dutch words, and is English)."""
+    words = [w.lower() for w in _WORD.findall(text or "")]
+    distinct = set(words)
+    english, languages = _function_words()
+    found: set[str] = set()
+    for function_words, own in languages:
+        theirs = sum(w in own for w in words)
+        ours = sum(w in english and w not in function_words for w in words)
+        if len(distinct & own) >= CODE_SWITCH_MIN and 2 * theirs >= ours:
+            found |= distinct & function_words
+    return found
+
+
+def content_words_only(text: str) -> str:
+    """``text`` glossed, without the function words of another language it is partly written in."""
+    glossed = gloss(text)
+    drop = foreign_function_words(glossed)
+    if not drop:
+        return glossed
+    return _WORD.sub(lambda m: "" if m.group(0).lower() in drop else m.group(0), glossed)

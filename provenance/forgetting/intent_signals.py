@@ -369,6 +369,19 @@ _WRITING_TASK = re.compile(
     r"tweet)\b[^:]{0,40}:"
 )
 
+# A rule for the future that takes something out of what the assistant knows: "from now on, my diagnosis is
+# something you don't know", "going forward, the loan is off the table for you", "act as if the egg freezing idea
+# was never mentioned", "X is not for you to keep".
+_NO_LONGER_KNOWN = re.compile(
+    r"\b(?:is|are|was|were|'s|isn't|aren't|wasn't)\s+(?:not |never |no longer )?(?:something|anything)\s+"
+    r"(?:that\s+)?(?:(?:you|u)\s+(?:(?:don't|do not|never|no longer|shouldn't|should not|won't|will not|can't|cannot)"
+    r"\s+)?(?:know|keep|remember|learned|learnt|heard|hold|have|store|are aware of|were told)|(?:you're|ur) aware of)\b"
+    r"|\boff the (?:table|books|record) for (?:you|u)\b|\bnot for (?:you|u) to (?:keep|know|remember|have|hold)\b"
+    r"|\bas far as (?:your memory goes|you'?re concerned)\b"
+    r"|\b(?:act|behave) (?:as if|as though|like) [^.?!]{0,60}?\b(?:was|were|had been) never (?:mentioned|said|told|"
+    r"shared|brought up)\b"
+)
+
 SIGNALS: dict[str, re.Pattern] = {
     "deletion_verb": _DEL,
     "request_to_you": _REQUEST,
@@ -392,6 +405,7 @@ SIGNALS: dict[str, re.Pattern] = {
     "told_someone_else": _TOLD_OTHERS,
     "never_mind": _NEVER_MIND,
     "writing_task": _WRITING_TASK,
+    "no_longer_known": _NO_LONGER_KNOWN,
 }
 # Evidence for and against, pooled: a pooled cue still fires on phrasings no single signal was written for.
 REQUEST_CUES = ("request_to_you", "stop_keeping", "first_person_wish", "passive_deletion")
@@ -431,6 +445,9 @@ _CUE = re.compile(
     rf"|\bcease (?:to )?(?:{_KEEP_VERBS}|know(?:ing)?)\b|\blet (?:it|that|this|them) go\b"
     r"|\bnot something (?:i|you) (?:want|need)\b|\b(?:didn't|did not|wouldn't|would not|doesn't|does not) (?:live|stay|"
     r"sit|remain) in your\b"
+    r"|\b(?:something|anything) (?:that )?(?:you|u) (?:don't |do not |never |no longer )?(?:know|keep|remember|learned|"
+    r"heard)\b|\bsomething (?:you're|ur) aware of\b|\boff the table\b|\bnot for (?:you|u) to (?:keep|know|remember)\b"
+    r"|\bwas never mentioned\b|\bas far as your memory goes\b|\b(?:you|u) never (?:heard|learned|learnt|knew)\b"
 )
 
 

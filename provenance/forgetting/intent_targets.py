@@ -22,6 +22,7 @@ VAGUE = {
     "what i told you", "what i said", "what i mentioned", "what i shared", "what i wrote", "all that", "all of that",
     "that stuff", "this stuff", "the thing", "that thing", "it all", "any of it", "everything i told you", "what",
     "before", "earlier", "previously", "today", "yesterday", "anywhere", "nowhere", "anywhere else", "him", "her",
+    "the other one", "the other thing", "the other", "that one", "this one", "one",
 }
 _I = re.IGNORECASE
 _KEEPING = (r"keep(?:ing)? (?:track of|tabs on|a record of|records of|notes of|a note of)|hav(?:e|ing)|"
@@ -42,10 +43,15 @@ _BETWEEN = [re.compile(p, _I) for p in (
     r"\b(?:make sure|ensure|see to it that|check that)\s+(?P<t>(?!you\b|u\b|to\b|i\b).+?)\s+(?:is|are|gets?)\s+"
     r"(?:deleted|gone|wiped|erased|removed|forgotten)\b",
     # The target first, then what should become of it: "X shouldn't be in your memory", "X is not something to keep".
-    r"^(?:\W*\w+,\s*)?(?P<t>(?!(?:you|u|i|we|it|that|this|there|please|can|could|would|will)\b)[^.?!]+?)"
+    r"^(?:\W*\w+,\s*)?(?P<t>(?!(?:you|u|i|we|it|that|this|there|please|can|could|would|will|act|behave|pretend)\b)"
+    r"[^.?!]+?)(?:,\s*(?:this|that|it|these|those))?"
     r"(?<!\bi)(?<!\byou)\s+(?:shouldn'?t|should not|should never|doesn'?t need to|does not need to|needn'?t|"
-    r"is not something|"
-    r"is something you)\b",
+    r"is not something|isn'?t something|are not something|aren'?t something|"
+    r"is something you|are something you|(?:is|are) (?:now )?off the (?:table|books|record)|"
+    r"(?:is|are) not for (?:you|u) to (?:keep|know|remember|have)|(?:was|were) never (?:mentioned|said|told|shared))\b",
+    # "act as if the egg freezing idea was never mentioned"
+    r"\b(?:act|behave)\s+(?:as if|as though|like)\s+(?P<t>(?!i\b|you\b|u\b).+?)\s+(?:was|were|had been)\s+"
+    r"never\s+(?:mentioned|said|told|shared|brought up)\b",
     r"^(?:\W*\w+,\s*)?(?P<t>.+?)\s+(?:needs to|should|has to|have to|must|ought to)\s+(?:be\s+)?(?:deleted|go|gone|"
     r"erased|removed|wiped|forgotten|scrubbed|purged)\b",
     r"\b(?:can|could|may)\s+(?P<t>(?!you\b|u\b|i\b).+?)\s+be\s+(?:deleted|removed|erased|wiped|forgotten|purged|"
@@ -68,6 +74,9 @@ _AFTER = [(re.compile(p, _I), rank) for p, rank in (
      r"let'?s pretend|undo|why|second thoughts)\b[^.?!,]{0,25}?\b(?:told you|tell(?:ing)? you|mention(?:ed|ing)?|"
      r"said|say(?:ing)?|shar(?:ed|ing)|hear(?:d)?(?: about)?|me telling you|typed|wrote|pasted|posted|entered|gave you)"
      r"\b\s*(?:(?:about|anything about|that(?!\s*\W)|with you)\s+)?", 0),
+    # A rule for the future: "(from now on) you don't know about the jobs I do off the books".
+    (r"^\W*(?:(?:and|so|ok|okay)\s+)?(?:you|u)\s+(?:don'?t|do not|no longer|never|won'?t)\s+(?:know|remember|recall|"
+     r"keep|have|hear)\s+(?:about\s+|anything about\s+|of\s+)?", 0),
     (r"\b(?:take|taking)\s+back\s+what i (?:said|told you|mentioned)\s+(?:about\s+)?", 0),
     (rf"\b(?:stop|stopping|quit|quitting|don'?t|do not|no longer|never|cease|not to|(?:you|u)\s+(?:\w+ly\s+)?not)\s+"
      rf"(?:{_KEEPING})\b\s*", 0),
@@ -102,7 +111,7 @@ _VERB_TAIL = re.compile(rf"\s+(?:and\s+)?(?:please\s+)?(?:{_VERB}|don'?t keep|do
 _TAIL = re.compile(
     r"(?:\s+|^)(?:on file|in memory|for good|forever|completely|entirely|permanently|right now|right away|now|asap|"
     r"immediately|please|pls|thanks|thank you|ty|thx|cheers|for me|again|too|as well|if you can|when you get a chance|"
-    r"i mean it|lol|lmao|haha+|yeah|yea|whatsoever|at all|in here|on here|on record|"
+    r"i mean it|lol|lmao|haha+|yeah|yea|whatsoever|at all|in here|on here|on record|specifically|in particular|"
     r"would you|will you|ok|okay|with you|as per .*|under gdpr|already|altogether|if that'?s ok(?:ay)?|if possible|"
     r"no questions asked|straight away|as discussed|for real|deleted|erased|removed|wiped|gone|forgotten|purged|"
     r"saved|stored|kept|sitting there)$", _I)
@@ -153,7 +162,10 @@ _REASON = re.compile(r"^(?:that|it|this|it's|that's|there|can|could|would|will|p
                      r"shared|overshared|told|typed|regret|"
                      r"comfortable|mistake|private|personal|sensitive|embarrassing|business|privacy|careful|idea|"
                      r"trust|relevant|out of date|too much|thinking|oversharing|scared|afraid|worried|nervous|anxious|"
-                     r"ashamed|embarrassed|awkward|uncomfortable|foolish|stupid|silly|unwise|oughtn'?t)\b", _I)
+                     r"ashamed|embarrassed|awkward|uncomfortable|foolish|stupid|silly|unwise|oughtn'?t|"
+                     # what someone would do if they knew: "he'd hate me for telling", "she'd kill me"
+                     r"(?:hate|kill|murder) me|be (?:furious|livid|upset|mad|angry)|never forgive|find out|"
+                     r"jumped the gun|for telling)\b", _I)
 _INTERJECTION = re.compile(r"^(?:\W*(?:ok|okay|so|hey|hi|um|right|alright|well|look|wait|actually|honestly|oh|also|"
                            r"(?:my\s+)?dear\s+\w+|"
                            r"on reflection|on second thoughts?|in hindsight|frankly|to be honest|thinking about it|"
@@ -224,8 +236,43 @@ _PRONOUN_SAID = re.compile(r"(?:it|that|this|them)\s*[,:\-\u2013\u2014]\s*(?:abo
                            r"the (?:thing|bit|part|stuff) (?:about|with))\s+(?P<t>\S.*)", _I)
 
 
+# What a request says to keep: "purge the PAN. keep aadhaar for now", "erase the savings figure; the pension
+# information may remain", "the overdraft (not the loan one)". Only ever a way to leave a statement out of what
+# is matched, never a target.
+_SPARED_AFTER = re.compile(
+    r"(?:^|[.;,!?:\u2013\u2014]\s*|\s-\s|\b(?:but|and|just|though)\s+)(?:(?:you|u)\s+(?:can|may|could)\s+|"
+    r"(?:feel free to|it's fine to|it's ok(?:ay)? to|ok(?:ay)? to|fine to|please|pls|actually|no|wait)\s+)?"
+    r"(?:keep|leave|retain)\s+"
+    r"(?P<x>[^.;,!?\u2013\u2014]+)", _I)
+_SPARED_BEFORE = re.compile(
+    r"(?<!\bnothing about )(?<!\bnothing of )(?P<x>\b(?:the|my|his|her|their|our)\s[^.;,!?\u2013\u2014]{1,60}?)\s+"
+    r"(?:itself\s+)?(?:(?:may|can|could|should)\s+(?:remain|stay)|(?:is|are)\s+(?:fine|ok|okay|not a problem|"
+    r"no problem)|(?:is|are\s+)?whatever(?=\s*(?:[.;,!?]|$)))\b", _I)
+_NOT_A_SPARE = re.compile(r"^(?:it|that|this|them|those|these|everything|all|the rest|anything|nothing|none|me|"
+                          r"track|tabs|in mind|a record|records|notes|quiet|mum)\b|\b(?:out of|off|away|from your|"
+                          r"from whatever|private|secret|to yourself|between us|for now on|alive)\b", _I)
+# Where a clause saying what to keep may begin: "... -- the divorce itself can stay", not "nothing about my papers
+# with the immigration should stay".
+_CLAUSE_OPENS = re.compile(r"(?:^|[.;,!?:\u2013\u2014]\s*|\s-\s|\b(?:but|and|just|though)\s+)$", _I)
+_NOT_MEANT_INSIDE = re.compile(r"^\W*(?:but\s+)?(?:not|except|but not|apart from|other than|besides|excluding)\s+",
+                               _I)
+
+
+
+
+def _spare_start(target: str) -> int | None:
+    """Where, after the start of ``target``, a clause saying what to keep begins ("the PAN. keep aadhaar")."""
+    starts = [m.start() for m in _SPARED_AFTER.finditer(target)
+              if m.start() > 0 and not _NOT_A_SPARE.search(m.group("x"))]
+    starts += [m.start("x") for m in _SPARED_BEFORE.finditer(target)
+               if m.start("x") > 0 and _CLAUSE_OPENS.search(target[: m.start("x")])]
+    return min(starts) if starts else None
+
+
 def _clean(target: str) -> str:
     target = target.strip()
+    cut = _spare_start(target)
+    target = target[:cut] if cut else target
     if re.match(r"[.!?]", target):  # "I'd rather that wasn't stored. Gwenllian is ...": nothing after the anchor
         return ""
     said = _PRONOUN_SAID.match(target)
@@ -267,7 +314,10 @@ def is_vague(target: str) -> bool:
 
 
 # An aside that says what is not meant: "the job stuff (not the pay, the other thing)".
-_NOT_MEANT = re.compile(r"\s*\((?:not|except|but not|apart from|other than|besides|excluding)\b[^()]*\)?", _I)
+# Or after a comma: "the overdraft thing, not the loan one", "my address, but not my phone number".
+_NOT_MEANT = re.compile(r"\s*\((?:not|except|but not|apart from|other than|besides|excluding)\b[^()]*\)?|"
+                        r"\s*[,;]\s*(?:but\s+)?(?:not|except|apart from|other than)\s+(?:the|my|his|her|their|our|"
+                        r"that|those|these)\s[^,.;!?()]*", _I)
 
 
 def split_targets(target: str) -> list[str]:
@@ -287,8 +337,19 @@ def split_targets(target: str) -> list[str]:
             parts.append(piece)
         else:
             parts[-1] += separator + piece
-    out = [_clean(p) for p in parts]
-    return [p for p in out if p] or ([_clean(target)] if _clean(target) else [])
+    # A part naming nothing of its own: "how many" of "my evening beers and how many" belongs to the one before;
+    # "I don't think I do, actually" is no target.
+    merged: list[str] = []
+    for part in parts:
+        if merged and not request_gist(part):
+            if re.match(r"\s*(?:how|why|where|what|when|who)\b", part, _I):
+                merged[-1] += " and " + part.strip()
+        else:
+            merged.append(part)
+    out = [_clean(p) for p in merged]
+    named = [p for p in out if p and not is_vague(p)]  # "the overdraft thing, the other one"
+    return (named if len(named) < len(out) and named else [p for p in out if p]) or (
+        [_clean(target)] if _clean(target) else [])
 
 
 _TOLD_YOU = r"\b(?:told|tell|telling|gave|give|giving|showed|sent|asked)\s+(?:you|u)\b"
@@ -301,6 +362,12 @@ _TOLD_ABOUT = re.compile(
     r"(?:mentioned|confessed|admitted|revealed|disclosed|shared)\s+(?P<n>(?:the|my|our|that|this)\s+[^.?!;,]+))", _I)
 _TOLD_ABOUT_END = re.compile(r"\s+(?:was|were|wasn't|weren't|is|isn't|are|aren't|has|have|had|will|would|should|"
                              r"can|could|and i|but|because|so|since|if|to you)\b.*$", _I)
+# What the user says they gave away, in a clause: "it was foolish to give out where I live", "I shouldn't have
+# told you how much I earn", "sharing who I'm seeing".
+_TOLD_WHAT = re.compile(
+    r"\b(?:(?:gave|give|given|giving)\s+(?:out|away)|(?:told|tell|telling)\s+(?:you|u)|(?:shared|share|sharing|"
+    r"mentioned|mention|mentioning|revealed|reveal|revealing|disclosed|disclose|disclosing))\s+"
+    r"(?P<t>(?:where|how much|how many|how|what|who|whom|when|which)\s+[^.?!;,]+)", _I)
 _CLAUSE = re.compile(r"\s*[,;]\s*|\s+(?:but|so|because|cause|cuz|since)\s+", _I)
 
 
@@ -322,11 +389,11 @@ def _look_back(prefix: str) -> str | None:
     is known to almost no one, and I would like that to include you", "I'm not even sure why I said it, about
     maybe leaving my marriage"), with the clause before when that one is only a name ("my ex, Tom")."""
     prefix = re.sub(r"[\s,:;?!.\-\u2013\u2014]*(?:\b(?:so|and|then|please|pls|kindly|just|(?<!right )now|ok|okay|"
-                    r"can you|could you|would you|wait|actually|no)\W*)*$", "", prefix, flags=_I)
+                    r"can you|could you|would you|can|could|would|will|i|wait|actually|no)\W*)*$", "", prefix, flags=_I)
     sentences = [s for s in re.split(rf"(?:{_SENTENCE_END.pattern}|:\s)", prefix) if s and s.strip()]
     for sentence in reversed(sentences[-3:]):
         sentence = re.sub(r"^(?:there (?:is|was|'s)|here'?s)\s+", "", _INTERJECTION.sub("", sentence.strip()), flags=_I)
-        told = _TOLD_ABOUT.search(sentence)
+        told = _TOLD_ABOUT.search(sentence) or _TOLD_WHAT.search(sentence)
         if told:  # what the user says they told is named even when they call it private or a mistake
             target = _clean(_TOLD_ABOUT_END.sub("", told.group("t") or told.group("n")))
             if target and len(target.split()) <= 16 and not is_vague(target):
@@ -358,9 +425,17 @@ def _topic_first(raw: str) -> str | None:
     return target if target and not is_vague(target) else None
 
 
+# How a rule for the future opens: "from now on, ...", "new rule: ...", "as far as your memory goes, ...".
+_FUTURE_RULE = re.compile(
+    r"^\W*(?:(?:from now on|going forward|moving forward|from (?:today|here on|this point on|now)|in (?:the )?future|"
+    r"henceforth|(?:new|one more|a) rule|(?:make (?:it|this) )?a rule(?: from (?:today|now))?|standing (?:order|rule|"
+    r"instruction)|rule for the future|as far as (?:your memory goes|you'?re concerned|you know))\b\s*[:,\-]?\s*)+", _I)
+
+
 def extract_targets(text: str) -> list[str]:
     """What ``text`` asks to forget, as the user wrote it; ["it"] for "forget it", [] when nothing is found."""
     raw = _respell((text or "")[:MAX_CHARS]).replace("’", "'").replace("‘", "'").replace("“", '"').replace("”", '"')
+    raw = _FUTURE_RULE.sub("", raw)
     candidates: list[tuple[int, int, str]] = []  # (rank, anchor start, target)
     for pattern in _BETWEEN:
         found = pattern.search(raw)
@@ -420,3 +495,34 @@ def request_gist(text: str) -> str:
     raw = _NOT_MEANT.sub("", _respell((text or "")[:MAX_CHARS]).replace("’", "'"))
     words = [w for w in _GIST_WORD.findall(raw) if w.lower().strip(".") not in FRAME_WORDS]
     return " ".join(words)
+
+
+def _spared_clauses(raw: str) -> list[tuple[int, int, str]]:
+    """Each clause of ``raw`` saying what to keep: (start, end, what it names, as written)."""
+    found = [(m.start(), m.end(), m.group("x")) for m in _SPARED_AFTER.finditer(raw)]
+    found += [(m.start("x"), m.end(), m.group("x")) for m in _SPARED_BEFORE.finditer(raw)
+              if _CLAUSE_OPENS.search(raw[: m.start("x")])]
+    found += [(m.start(), m.end(), _NOT_MEANT_INSIDE.sub("", m.group(0).strip(" ()")).split(",")[0])
+              for m in _NOT_MEANT.finditer(raw)]
+    return [(start, end, phrase) for start, end, phrase in found if not _NOT_A_SPARE.search(phrase)]
+
+
+def request_spared(text: str) -> list[str]:
+    """What ``text`` says to keep, one entry per thing named (none when it says nothing of the kind)."""
+    raw = _respell((text or "")[:MAX_CHARS]).replace("’", "'")
+    spared = []
+    for _, _, phrase in _spared_clauses(raw):
+        phrase = _clean(re.sub(r"\s+(?:for now|itself|as is|as it is|alone|then|though|too)\b.*$", "", phrase,
+                               flags=_I))
+        if phrase and not is_vague(phrase) and request_gist(phrase):
+            spared.append(phrase)
+    return list(dict.fromkeys(spared))
+
+
+def request_without_spared(text: str) -> str:
+    """``text`` without its clauses saying what to keep ("purge the NIN, leave the BVN" -> "purge the NIN")."""
+    raw = (text or "")[:MAX_CHARS]
+    clauses = _spared_clauses(raw)
+    for start, end, _ in sorted(clauses, reverse=True):
+        raw = raw[:start] + raw[end:]
+    return raw if clauses else (text or "")

@@ -8,7 +8,10 @@ Every item a request may name (a statement of the user's, a fact) is scored agai
   the words requests are made of) the item holds, each word weighted by how rare it is in the user's store,
   found by Postgres full-text search with OR semantics (an item holding an abbreviation holds the words the target
   spells it out in: "My TFN is ..." holds "tax file number"; and the other way round, "I have an eating disorder"
-  holds the "ED" of "the ED stuff"). Words raise the score of meaning, never stand in for it;
+  holds the "ED" of "the ED stuff"; a word of the request no item holds is held by an item with a word spelt a
+  letter or two differently, "numbr" by "number"; the function words of another language the request is partly
+  written in, "que", "je", "ki", "hai", are no content words). Words raise the score of meaning, never stand in
+  for it;
 - by kind: both sides are placed among kinds of personal information (``categories``: home, health, debt,
   identity numbers, ...) by the vectors they already have, so "the place where we live" reaches "Our house
   address is ..." and "my illness" reaches "Prostate cancer, in remission".
@@ -19,7 +22,8 @@ taken from it are one statement: the statement scores as its best part. A reques
 so a statement is *matched* when it is clearly ahead of the next best (by a margin, or sure on its own) and above
 a floor; statements within a hair of it match too (several items may say the same thing). The rest, above a lower
 floor, are offered as *possibly related*, unchecked, each with why. A matched fact brings the messages it was
-taken from.
+taken from. What the request says to keep ("purge the NIN, leave the BVN", "the overdraft (not the loan one)") is
+no part of the request's score, and the statements it names are neither matched nor offered.
 
 Messages that only ask ("where do I live?") and the assistant's own replies are never matched by words or
 meaning: they hold no statement of the user's; a reply that repeats a matched item is in Dep(M) anyway.
@@ -37,6 +41,7 @@ from functools import cache
 import numpy as np
 from django.db import connection
 from django.db.models import QuerySet
+from rapidfuzz import fuzz, process
 
 from dellm_site.ai.embedding import get_embedder
 from memory.graph import context_ids
@@ -44,7 +49,8 @@ from memory.models import Node, NodeKind
 from memory.retrieval import owned_holding, owner_term_sql, vector_literal
 
 from .categories import NAMES_A_KIND, kinds
-from .intent_targets import FRAME_WORDS
+from .intent_languages import content_words_only
+from .intent_targets import FRAME_WORDS, request_spared, request_without_spared
 
 # Scores. Chosen on the independent request sets that may be looked at (three at first; KIND_LIFT and
 # CONTEXT_WEIGHT moved from 0.45 and 1.0 on fourteen: 93.0% right and 2.4% other became 93.4% and 2.1%); the
@@ -71,6 +77,10 @@ RELATED_LIMIT = 8
 CANDIDATES = 60
 RARE_HOLDERS = 60
 HOLDERS_MAX = 240
+# A word of the request no item holds is held by a candidate with a word this similar to it (rapidfuzz's ratio,
+# 0-100: "numbr" and "number" 91, "lisence" and "license" 86, "loan" and "lean" are too short to be compared).
+SPELLING_SIMILARITY = 80
+SPELLING_MIN_LETTERS = 5
 
 
 @dataclass(frozen=True)
@@ -124,14 +134,15 @@ def _frame_lexemes() -> frozenset[str]:
 
 
 def _lexemes(texts: list[str]) -> list[set[str]]:
-    """Each text's content words as lexemes (stemmed, without stop words and request words)."""
+    """Each text's content words as lexemes (stemmed, without stop words and request words, in English or in
+    another language the text is partly written in: ``content_words_only``)."""
     if not texts:
         return []
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT coalesce(tsvector_to_array(to_tsvector('english', t)), '{}') FROM unnest(%s::text[]) "
             "WITH ORDINALITY AS x(t, i) ORDER BY i",
-            [texts],
+            [[content_words_only(text) for text in texts]],
         )
         frame = _frame_lexemes()
         return [set(row[0]) - frame for row in cursor.fetchall()]
@@ -237,15 +248,43 @@ def _abbreviations_hold_their_words(holders: dict[str, set[int]], spelt: dict[st
             holders.setdefault(lexeme, set()).update(holders[abbreviation])
 
 
-def _statements_spell_out(*, user, holders: dict[str, set[int]], words: set[str], ids: set[int]) -> None:
+def _statements_spell_out(*, holders: dict[str, set[int]], words: set[str], contents: dict[int, str]) -> None:
     """A candidate that spells out a short word of the request no item holds ("the ED stuff" against "I have an
     eating disorder") holds that word."""
     short = {w for w in words if 2 <= len(w) <= 5 and w.isalpha() and not holders.get(w)}
-    if not short or not ids:
+    if not short:
         return
-    for pk, content in Node.objects.filter(pk__in=ids, owner=user).values_list("pk", "content"):
+    for pk, content in contents.items():
         for letters in short & set(initialisms(content, sizes=(2, 3, 4, 5))):
             holders.setdefault(letters, set()).add(pk)
+
+
+_LONG_WORD = re.compile(rf"[^\W\d_]{{{SPELLING_MIN_LETTERS},}}")
+
+
+def _misspellings_hold_their_words(*, holders: dict[str, set[int]], texts: list[str],
+                                   contents: dict[int, str]) -> None:
+    """A candidate holding a word spelt a little differently from one of the request's that no item holds ("my
+    socal securty numbr" against "My social security number is ...", or "lisence" in the statement and
+    "license" in the request) holds that word: the two differ by a letter or two (``SPELLING_SIMILARITY``)."""
+    words = sorted({w for text in texts for w in _LONG_WORD.findall(text.lower())})
+    unheld = {w: lexemes for w, lexemes in zip(words, _lexemes(words), strict=True)
+              if lexemes and not any(holders.get(lexeme) for lexeme in lexemes)}
+    if not unheld or not contents:
+        return
+    spellings = sorted({w for content in contents.values() for w in _LONG_WORD.findall(content.lower())} - set(unheld))
+    if not spellings:
+        return
+    close = process.cdist(list(unheld), spellings, scorer=fuzz.ratio, score_cutoff=SPELLING_SIMILARITY,
+                          dtype=np.uint8)
+    for lexemes, row in zip(unheld.values(), close, strict=True):
+        near = {spellings[j] for j in np.flatnonzero(row)}
+        if not near:
+            continue
+        for pk, content in contents.items():
+            if near & set(_LONG_WORD.findall(content.lower())):
+                for lexeme in lexemes:
+                    holders.setdefault(lexeme, set()).add(pk)
 
 
 class _Scorer:
@@ -327,12 +366,17 @@ def resolve(
     targets = [t for t in targets if t.strip()]
     if vectors is not None and len(vectors) != len(targets):
         raise ValueError("one vector per target")
+    # What the request says to keep ("purge the PAN, keep aadhaar") is never matched, and no part of what it asks.
+    spared = [s for s in request_spared(context) if s.strip().lower() not in {t.strip().lower() for t in targets}] \
+        if context else []
+    if spared:
+        context, context_vector = request_without_spared(context), None
     use_fallback = bool(fallback and fallback.strip() and fallback.strip().lower() not in
                         {t.strip().lower() for t in targets})
     use_context = bool(context and context.strip() and context.strip().lower() not in
                        {t.strip().lower() for t in targets})
     missing = ([] if vectors is not None else targets) + ([context] if use_context and context_vector is None else [])
-    missing += [fallback] if use_fallback else []
+    missing += ([fallback] if use_fallback else []) + spared
     embedded = iter(np.asarray(get_embedder().embed(missing), dtype=np.float32)) if missing else iter(())
     target_vectors = [np.asarray(v, dtype=np.float32) for v in vectors] if vectors is not None else [
         next(embedded) for _ in targets]
@@ -340,11 +384,13 @@ def resolve(
     if use_context:
         context_vec = np.asarray(context_vector, dtype=np.float32) if context_vector is not None else next(embedded)
     fallback_vec = next(embedded) if use_fallback else None
-    texts = [*targets, *([context] if use_context else []), *([fallback] if use_fallback else [])]
+    spared_vecs = [next(embedded) for _ in spared]
+    texts = [*targets, *([context] if use_context else []), *([fallback] if use_fallback else []), *spared]
     lexemes = iter(_lexemes(texts))
     views = [_View(t, v, next(lexemes)) for t, v in zip(targets, target_vectors, strict=True)]
     context_view = _View(context, context_vec, next(lexemes)) if use_context else None
     fallback_view = _View(fallback, fallback_vec, next(lexemes)) if use_fallback else None
+    spared_views = [_View(t, v, next(lexemes)) for t, v in zip(spared, spared_vecs, strict=True)]
     if not views and fallback_view is None:
         return Resolution(matched=[], related=[])
 
@@ -352,7 +398,7 @@ def resolve(
     all_views = [*views, *([context_view] if context_view else []), *([fallback_view] if fallback_view else [])]
     spelt = {abbreviation: words for view in all_views if view is not fallback_view
              for abbreviation, words in initialisms(view.text).items()}
-    holders = _holders(user=user, lexemes=set().union(*(v.lexemes for v in all_views), spelt))
+    holders = _holders(user=user, lexemes=set().union(*(v.lexemes for v in [*all_views, *spared_views]), spelt))
     _abbreviations_hold_their_words(holders, spelt)
     ids: set[int] = {pk for found in holders.values() if len(found) <= RARE_HOLDERS for pk in found}
     found_kinds = kinds()
@@ -367,7 +413,10 @@ def resolve(
     if not ids:
         return Resolution(matched=[], related=[])
     # Only what the targets name: the rest of a request is full of short words that name nothing ("ya", "af").
-    _statements_spell_out(user=user, holders=holders, ids=ids, words=set().union(*(view.lexemes for view in views)))
+    contents = dict(Node.objects.filter(pk__in=ids, owner=user).values_list("pk", "content"))
+    _statements_spell_out(holders=holders, contents=contents, words=set().union(*(view.lexemes for view in views)))
+    _misspellings_hold_their_words(holders=holders, contents=contents,
+                                   texts=[view.text for view in all_views if view is not fallback_view])
     scorer = _Scorer(user=user, ids=sorted(ids), holders=holders, total=statements.count(), known=near)
     kinds_of = dict(Node.objects.filter(pk__in=scorer.ids, owner=user).values_list("pk", "kind"))
     statement_of, taken_from = _statement_of(user=user, facts=[pk for pk in scorer.ids
@@ -403,6 +452,18 @@ def resolve(
         related = [c for c in order if c not in matched and c.score >= RELATED_FLOOR][:RELATED_LIMIT]
         return matched, related
 
+    def kept_units(view: _View) -> set[int]:
+        """The statements a request says to keep: those the kept phrase names, as a target would be matched."""
+        score = scorer.score(view)[0]
+        best: dict[int, float] = {}
+        for i, pk in enumerate(scorer.ids):
+            if pk in kinds_of:
+                best[units[i]] = max(best.get(units[i], -1.0), float(score[i]))
+        order = sorted(best.values(), reverse=True)
+        if not order or order[0] < MATCH_FLOOR:
+            return set()
+        return {unit for unit, found in best.items() if found >= order[0] - MATCH_MARGIN}
+
     matched: dict[int, Candidate] = {}
     related: dict[int, Candidate] = {}
     for view in views:
@@ -416,6 +477,9 @@ def resolve(
         hits, near = decide(fallback_view)
         matched = {c.id: c for c in hits}
         related = {c.id: c for c in [*near, *related.values()]}
+    kept = set().union(*(kept_units(view) for view in spared_views))
+    matched = {pk: c for pk, c in matched.items() if statement_of.get(pk, pk) not in kept}
+    related = {pk: c for pk, c in related.items() if statement_of.get(pk, pk) not in kept}
     # A matched fact names what it was taken from (and an item offered is offered as the user's own words).
     for candidate in list(matched.values()):
         for source in taken_from.get(candidate.id, []):
