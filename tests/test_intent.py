@@ -301,10 +301,14 @@ def test_an_unsure_message_without_an_asking_word_is_asked_about_only_when_more_
     found = intent.intent_classify(text, features)
     assert found.confidence >= intent.UNCUED_ASK and found.outcome == intent.ASK
     assert "overdraft" in " ".join(found.targets)  # asked about with what is left once the asking words are gone
-    # A bare fragment the classifier scores above "ask" but below UNCUED_ASK is answered.
+    # A message the classifier scores above "ask" but below UNCUED_ASK is answered.
     features = intent.intent_features(["Secret recipe."])[0]
     fragment = intent.intent_classify("Secret recipe.", features)
     assert intent._thresholds(intent.intent_model().full)[1] <= fragment.confidence < intent.UNCUED_ASK
     assert fragment.outcome == intent.NONE
+    # So is a bare fragment, however likely the classifier finds it a request: it names a topic, asks nothing.
+    for text in ("Secret plan.", "My medical history."):
+        found = intent.intent_classify(text, intent.intent_features([text])[0])
+        assert found.outcome == intent.NONE
     # The rules alone (another embedder) never ask without such a word.
     assert intent.intent_classify(text, None).outcome == intent.NONE

@@ -33,8 +33,11 @@ __all__ = [
 ]
 
 MODEL_PATH = Path(__file__).with_name("intent_model.json")
-# An unsure message with no word the rules know as asking for something to go is asked about from this probability.
+# An unsure message with no word the rules know as asking for something to go is asked about from this probability,
+# and only when it is longer than a bare fragment ("Secret plan.", "My medical history.": a topic, no request; of
+# the requests of every independent set, none of three words or fewer is recalled only this way).
 UNCUED_ASK = 0.5
+FRAGMENT_WORDS = 3
 FORGET, ASK, NONE = "forget", "ask", "none"
 logger = logging.getLogger(__name__)
 
@@ -199,7 +202,8 @@ def intent_classify(text: str, features: np.ndarray | None) -> Intent:
         # Without a word the rules know to ask for anything to go, the layers must find a request more likely than
         # not (people have more ways to say it than any list holds, but a bare "Secret plan." is not one); the
         # rules alone always need such a word. With nothing left, there is nothing to ask about.
-        cued = has_cue(text) or (features is not None and confidence >= UNCUED_ASK)
+        cued = has_cue(text) or (features is not None and confidence >= UNCUED_ASK
+                                 and len(text.split()) > FRAGMENT_WORDS)
         gist = request_gist(text) if cued else ""
         targets, outcome = ([gist], ASK) if gist else ([], NONE)
     return Intent(outcome, round(confidence, 4), targets)
