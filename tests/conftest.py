@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import socket
 import sys
 import time
@@ -211,10 +212,13 @@ def chromium():
             browser.close()
 
 
-def rows_containing(needle: str) -> dict[str, int]:
-    """Every text, varchar or JSON column of every table, with how many rows contain ``needle``."""
+def rows_containing(needle: str, *, whole_word: bool = False) -> dict[str, int]:
+    """Every text, varchar or JSON column of every table, with how many rows contain ``needle`` (with
+    ``whole_word``, only as a word of its own: "4826" inside a hash such as "...e94826fa..." is a chance run of hex
+    digits, not a deleted number)."""
     from django.db import connection
 
+    pattern = f"(^|[^[:alnum:]]){re.escape(needle)}([^[:alnum:]]|$)" if whole_word else None
     hits = {}
     with connection.cursor() as cursor:
         cursor.execute(
@@ -222,7 +226,10 @@ def rows_containing(needle: str) -> dict[str, int]:
             "AND data_type IN ('text', 'character varying', 'jsonb', 'json')"
         )
         for table, column in cursor.fetchall():
-            cursor.execute(f'SELECT COUNT(*) FROM "{table}" WHERE "{column}"::text ILIKE %s', [f"%{needle}%"])
+            if pattern:
+                cursor.execute(f'SELECT COUNT(*) FROM "{table}" WHERE "{column}"::text ~* %s', [pattern])
+            else:
+                cursor.execute(f'SELECT COUNT(*) FROM "{table}" WHERE "{column}"::text ILIKE %s', [f"%{needle}%"])
             count = cursor.fetchone()[0]
             if count:
                 hits[f"{table}.{column}"] = count

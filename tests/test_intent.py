@@ -112,6 +112,14 @@ def test_the_features_are_optional_and_give_the_same_answer(vectors):
         ("takeshi's trouble with the people chasing him for money — he'd hate me for telling. please forget that one",
          ["takeshi's trouble with the people chasing him for money"]),
         ("the weekend thing w shrooms, can u not keep it", ["the weekend thing w shrooms"]),
+        # When or where it was said is not what was said; a habit on a weekday is.
+        ("the card details I sent when we were booking the ferry, delete them", ["the card details I sent"]),
+        ("what I told you on Friday night about my landlord, forget it", ["my landlord"]),
+        ("the bit right at the start of last week's chat about my court date — don't hang onto that",
+         ["my court date"]),
+        ("forget where Tom goes on Tuesday evenings", ["where Tom goes on Tuesday evenings"]),
+        # "personal" before a noun names a kind of thing, no reason.
+        ("The personal ID number I typed yesterday. Erase it.", ["The personal ID number I typed yesterday"]),
     ],
 )
 def test_targets_one_entry_per_thing_named(text, targets):

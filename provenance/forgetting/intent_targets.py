@@ -111,7 +111,7 @@ _VERB_TAIL = re.compile(rf"\s+(?:and\s+)?(?:please\s+)?(?:{_VERB}|don'?t keep|do
 _TAIL = re.compile(
     r"(?:\s+|^)(?:on file|in memory|for good|forever|completely|entirely|permanently|right now|right away|now|asap|"
     r"immediately|please|pls|thanks|thank you|ty|thx|cheers|for me|again|too|as well|if you can|when you get a chance|"
-    r"i mean it|lol|lmao|haha+|yeah|yea|whatsoever|at all|in here|on here|on record|specifically|in particular|"
+    r"i mean it|lol|lmao|haha+|yeah|yea|x+|xoxo|whatsoever|at all|in here|on here|on record|specifically|in particular|"
     r"would you|will you|ok|okay|with you|as per .*|under gdpr|already|altogether|if that'?s ok(?:ay)?|if possible|"
     r"no questions asked|straight away|as discussed|for real|deleted|erased|removed|wiped|gone|forgotten|purged|"
     r"saved|stored|kept|sitting there)$", _I)
@@ -269,8 +269,27 @@ def _spare_start(target: str) -> int | None:
     return min(starts) if starts else None
 
 
+# When or where something was said, not what it was: "what I admitted last Friday night", "the number I sent when we
+# were doing the visa checklist", "the bit right at the start of last week's chat about ...". A statement holds what
+# was said; the occasion only pulls the target towards other statements ("visa").
+_DAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+_OCCASION = re.compile(
+    r"\s*,?\s*\b(?:(?:when|while)\s+(?:we|i|you)\s+(?:were|was)\s+[\w'-]+ing\b[^,.;:!?()\u2013\u2014]*"
+    r"|(?:right\s+)?(?:at\s+)?the\s+(?:start|end|beginning)\s+of\s+(?:our|the|that|last\s+week's|yesterday's)\s+"
+    r"(?:chat|conversation|session)(?:\s+we\s+had)?"
+    r"|(?:from|in|during)\s+(?:the|our|that)\s+(?:chat|conversation|session)\s+(?:we\s+had\s+)?(?:on\s+|last\s+|"
+    rf"this\s+)?(?:{_DAY}|yesterday|last\s+week)"
+    rf"|(?:from\s+)?(?:(?:really\s+)?late\s+|early\s+)?(?:on\s+|last\s+|this\s+past\s+){_DAY}"
+    rf"(?!s\b|\s+(?:nights|mornings|evenings|afternoons)\b)(?:\s+(?:night|morning|evening|afternoon|arvo))?"
+    rf"(?:\s+(?:after|before)\s+my\s+\w+)?"
+    rf"|(?:from\s+)?(?:(?:really\s+)?late\s+|early\s+)?{_DAY}\s+(?:night|morning|evening|afternoon|arvo)"
+    r"|(?:from\s+)?(?:(?:really\s+)?late\s+|early\s+)?(?:last|yesterday)\s+(?:night|morning|evening|afternoon)"
+    r"|(?:in\s+the|this|yesterday)\s+morning|earlier\s+today|late\s+on\s+christmas\s+eve)\b", _I)
+
+
 def _clean(target: str) -> str:
     target = target.strip()
+    target = re.sub(r"\s{2,}", " ", _OCCASION.sub("", target)).strip()
     cut = _spare_start(target)
     target = target[:cut] if cut else target
     if re.match(r"[.!?]", target):  # "I'd rather that wasn't stored. Gwenllian is ...": nothing after the anchor
@@ -372,7 +391,13 @@ _CLAUSE = re.compile(r"\s*[,;]\s*|\s+(?:but|so|because|cause|cuz|since)\s+", _I)
 
 
 def _is_reason(text: str) -> bool:
-    return bool(_REASON.search(re.sub(_TOLD_YOU, "", text, flags=_I)))  # "the ID number I gave you" is no reason
+    # "the ID number I gave you", "the personal ID number I typed" name what was told; they are no reason.
+    text = re.sub(r"^(\W*(?:the|my|that|this|those|these)\b[^,]*?)\bi\s+(?:typed|sent|pasted|wrote|shared|entered|"
+                  r"posted)\b", r"\1", re.sub(_TOLD_YOU, "", text, flags=_I), flags=_I)
+    # A feeling word before a noun names a kind of thing ("the personal ID number", "my private account").
+    text = re.sub(r"\b(?:personal|private|sensitive|embarrassing)\s+(?!(?:to|for|and|but|so|because|as|though|info|"
+                  r"information|stuff|matters?|things?|details?|data|business)\b)(?=[a-z])", "", text, flags=_I)
+    return bool(_REASON.search(text))
 
 
 def _names_something(target: str) -> bool:
