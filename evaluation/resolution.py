@@ -111,15 +111,20 @@ def resolution_evaluate(personas: list[dict]) -> dict:
 
 
 def conversation_resolution_evaluate(rows: list[dict]) -> dict:
-    """Right-item and other-item rates for a set of users, each with ten statements and requests that name one.
+    """Right-item and other-item rates for a set of users, each with ten statements and requests that name one
+    or several of them.
 
     The format of ``evaluation/intents/independent_*.jsonl``: ``{"type": "user", "user", "statements"}`` and
-    ``{"type": "request", "user", "target", "text"}`` (``target`` indexes the user's statements). A request whose
-    text names nothing readable counts as a miss.
+    ``{"type": "request", "user", "target", "text"}`` (``target`` indexes the user's statements, or is a list of
+    indexes for a request naming several). Right item: every statement named is matched; other item: any other
+    statement is. A request naming several is also counted apart (``several``), with the share of the statements
+    it names that are matched (``named_matched_rate``). A request whose text names nothing readable counts as a
+    miss.
     """
     users = {row["user"]: row["statements"] for row in rows if row["type"] == "user"}
     requests = [row for row in rows if row["type"] == "request"]
-    tally, misses = Tally(), []
+    tally, several, misses = Tally(), Tally(), []
+    named = named_found = 0
     User = get_user_model()
     with transaction.atomic():
         ids = {}
@@ -128,7 +133,8 @@ def conversation_resolution_evaluate(rows: list[dict]) -> dict:
             ids[name] = (user, _store(user, statements))
         for row in requests:
             user, stored = ids[row["user"]]
-            right = stored[row["target"]]
+            indexes = row["target"] if isinstance(row["target"], list) else [row["target"]]
+            right = {stored[i] for i in indexes}
             try:
                 matched, related = resolved_matches(
                     user=user, targets=request_targets(row["text"]), fallback=request_gist(row["text"]),
@@ -136,14 +142,23 @@ def conversation_resolution_evaluate(rows: list[dict]) -> dict:
                 )
             except ApplicationError:
                 matched, related = {}, []
-            others = (set(matched) & set(stored)) - {right}
-            tally.requests += 1
-            tally.right += right in matched
-            tally.other += bool(others)
-            tally.related_right += right in {r["id"] for r in related}
-            if right not in matched or others:
-                misses.append({"request": row["text"], "statement": users[row["user"]][row["target"]],
-                               "right_matched": right in matched,
+            others = (set(matched) & set(stored)) - right
+            offered = {r["id"] for r in related}
+            for counted in (tally, several) if len(indexes) > 1 else (tally,):
+                counted.requests += 1
+                counted.right += right <= set(matched)
+                counted.other += bool(others)
+                counted.related_right += bool(right - set(matched)) and (right - set(matched)) <= offered
+            named += len(right)
+            named_found += len(right & set(matched))
+            if not right <= set(matched) or others:
+                misses.append({"request": row["text"],
+                               "statement": " | ".join(users[row["user"]][i] for i in indexes),
+                               "right_matched": right <= set(matched),
                                "others": sorted(users[row["user"]][stored.index(o)] for o in others)})
         transaction.set_rollback(True)  # nothing of the check stays in the database
-    return {"all": tally.as_dict(), "misses": misses[:40]}
+    found = {"all": {**tally.as_dict(), "named_matched_rate": round(named_found / (named or 1), 4)},
+             "misses": misses[:40]}
+    if several.requests:
+        found["several"] = several.as_dict()
+    return found

@@ -77,14 +77,22 @@ class Command(BaseCommand):
         parser.add_argument("--out", default=str(Path(settings.BASE_DIR) / "reports"), help="output folder")
         parser.add_argument("--intents", action="store_true", help="only score the deletion-request detector "
                             "(reports/intents.json, intents.md)")
+        parser.add_argument("--intent-sets", default=None, metavar="NAMES",
+                            help="with --intents: only these sets, comma-separated (heldout, train, handwritten, "
+                            "personas, tofu, independent_<x>); the report then holds only them")
 
     def handle(self, *args: Any, **options: Any) -> None:
         """Load the selected datasets, run the benchmark and print each target's result (or, with
         --intents, evaluate how requests to forget are recognised and resolved)."""
         if options["intents"]:
             folder = data_dir(options["data_dir"])
-            report = intents_report(out=Path(options["out"]), personas=folder / "personas" / "personas_dev.jsonl",
-                                    tofu=folder / "tofu", log=self.stdout.write)
+            only = tuple(n.strip() for n in options["intent_sets"].split(",") if n.strip()) \
+                if options["intent_sets"] else None
+            try:
+                report = intents_report(out=Path(options["out"]), personas=folder / "personas" / "personas_dev.jsonl",
+                                        tofu=folder / "tofu", log=self.stdout.write, only=only)
+            except ValueError as error:
+                raise CommandError(str(error)) from error
             self.stdout.write(f"wrote {', '.join(report['files'])} in {report['wall_s']:.0f} s")
             return
         if options["limit"] is not None and options["limit"] < 1:
