@@ -154,7 +154,15 @@ _HEAD = re.compile(
     r"^(?:my|his|her|their|our|the|that|this|those|these|where|what|how|when|why|whether|everything|anything|all|any|"
     r"i|i'm|i've|i'd|i'll|i was|we|he|she|they)\b", _I)
 _COMMA_NOT_HEAD = re.compile(r"^(?:which|who|whom|whose|where (?!i\b)|so|but|the one|the ones)\b", _I)
-_SEPARATOR = re.compile(r"(\s*,\s*(?:and\s+|&\s+|plus\s+)?|\s+(?:and|&|plus|as well as)\s+)", _I)
+_SEPARATOR = re.compile(r"(\s*,\s*(?:(?:and|&|plus|n)(?:\s+also)?\s+)?|\s+(?:and(?:\s+also)?|&|plus|as well as|"
+                        r"along with|together with|n|'n'|y|et|und)\s+)", _I)
+# After "and" (not a bare comma), a name, an abbreviation, someone's thing or another language's "my" or "the"
+# starts a thing of its own too ("my TFN and Medicare number", "my hepatitis and about Hung stealing", "mon SIN et
+# mon numéro RAMQ"); so does, after a comma, someone's thing ("the biopsy, Mum's Parkinson's and the IVF").
+_AND_HEAD = re.compile(r"^(?:about|also|both|either|[A-Z][\w.-]*|\w+'s|mon|ma|mes|le|la|les|du|des|el|los|las|del|"
+                       r"mi|mis|il|lo|mein|meine|meinen|den|die|das|meu|minha)\b")
+_COMMA_HEAD = re.compile(r"^[A-Z]?\w+'s\b")
+_JOINED_LEAD = re.compile(r"^(?:about|also)\s+", _I)
 # Words that explain a request rather than name its target ("I said too much", "that was private").
 _REASON = re.compile(r"^(?:that|it|this|it's|that's|there|can|could|would|will|please|i'?d|i would|i want|i need|"
                      r"i think|i feel|i should|i guess|i know|i trust|i hope|"
@@ -327,9 +335,18 @@ def _clean(target: str) -> str:
     return _strip_edges(target, " \t,;:!?.()")
 
 
+# Words that only count what was named elsewhere in the request: "Joost's job loss and my sister's rehab: neither
+# needs to stay", "both of them", "all three".
+_ONLY_COUNTS = re.compile(
+    r"^(?:neither|either|none|both|each|all|the|those|these|them)(?:\s+(?:of\s+)?(?:them|those|these|it|two|three|four|"
+    r"2|3|4|both|things?|ones?|bits?))*(?:\s+(?:needs?|should|has|have|is|are|must|can|may|stays?|goes|go|gone|"
+    r"too|as well)\b.*)?$", _I)
+
+
 def is_vague(target: str) -> bool:
-    """True when the request names nothing in particular ("forget it", "delete everything")."""
-    return target.strip().lower() in VAGUE
+    """True when the request names nothing in particular ("forget it", "delete everything", "both of them")."""
+    target = target.strip().lower()
+    return target in VAGUE or (bool(_ONLY_COUNTS.match(target)) and target not in ("the", "all the"))
 
 
 # An aside that says what is not meant: "the job stuff (not the pay, the other thing)".
@@ -346,14 +363,16 @@ def split_targets(target: str) -> list[str]:
     parts = [pieces[0]]
     for separator, piece in zip(pieces[1::2], pieces[2::2], strict=True):
         comma = "," in separator
-        starts = _HEAD.match(piece) and not (comma and _COMMA_NOT_HEAD.match(piece))
+        bare_comma = comma and not re.search(r"\w", separator)
+        starts = (_HEAD.match(piece) and not (comma and _COMMA_NOT_HEAD.match(piece))) or (
+            (_COMMA_HEAD if bare_comma else _AND_HEAD).match(piece) and not re.match(r"i\b", piece, _I))
         # "my sister and I don't speak": a short noun phrase joined to "I" is one subject, not two targets.
         joint_subject = re.match(r"i\b(?!'m|'ve|'d|'ll)", piece, _I) and re.search(
             r"(?:^|\b(?:my|his|her|our|their)\s+)[\w']+$", parts[-1], _I
         )
         bracketed = parts[-1].count("(") > parts[-1].count(")")
         if starts and not joint_subject and not bracketed and parts[-1].strip():
-            parts.append(piece)
+            parts.append(_JOINED_LEAD.sub("", piece))
         else:
             parts[-1] += separator + piece
     # A part naming nothing of its own: "how many" of "my evening beers and how many" belongs to the one before;
@@ -439,9 +458,11 @@ def _look_back(prefix: str) -> str | None:
     return None
 
 
-# A topic set first, then the request about it: "about my husband's drinking, I don't want that recorded".
+# A topic set first, then the request about it: "about my husband's drinking, I don't want that recorded"; a list
+# of topics goes on past ", and": "about Linnea and me splitting up, and the kids' details - wipe all that".
 _TOPIC_FIRST = re.compile(r"^\W*(?:\w+,\s*)?(?:about|abt|re|regarding|concerning|as for|as to|on the subject of)\s+"
-                          r"(?P<t>[^,.?!:;]+?)\s*(?:[,.?!:;]|\s[-\u2013\u2014]\s)", _I)
+                          r"(?P<t>[^,.?!:;]+?(?:\s*,\s*(?:and|&|plus)\s+[^,.?!:;]+?)*)\s*(?:[,.?!:;]|\s[-\u2013\u2014]\s)",
+                          _I)
 
 
 def _topic_first(raw: str) -> str | None:

@@ -59,6 +59,9 @@ WORDS_LIFT = 0.5  # how much holding every content word of the target closes the
 UNHELD_WORD = 0.5  # the weight, against a held word's, of a target word no item holds
 KIND_LIFT = 0.55  # what sharing the target's kind adds
 CONTEXT_WEIGHT = 1.25  # the whole request's score, against each target's
+# The whole request names every target of it: with several targets it tells each less (its weight divided by the
+# number of targets to this power).
+CONTEXT_SHARED = 1.0
 # Deciding: the best statement matches when it leads the next by MATCH_GAP (over MATCH_FLOOR) or reaches
 # MATCH_SURE; any within MATCH_MARGIN of it matches too. MATCH_GAP was the smallest lead at which another statement
 # than the named one was matched for at most 1.8% of the requests of the eleven request sets then looked at (a
@@ -70,6 +73,10 @@ MATCH_FLOOR = 0.28
 MATCH_SURE = 0.7
 MATCH_GAP = 0.06
 MATCH_MARGIN = 0.02
+# A target naming several things ("both loans", "all three", "the health things", "everything to do with Murat")
+# matches the first several statements when they lead the next by MATCH_GAP; at most MAX_SEVERAL when it says no
+# number.
+MAX_SEVERAL = 4
 RELATED_FLOOR = 0.2
 RELATED_LIMIT = 8
 # Candidates: the nearest items by meaning (to each target, to the request, to the target's kind), and the
@@ -218,6 +225,29 @@ def _vectors_of(*, user, ids: list[int]) -> dict[int, np.ndarray]:
     with connection.cursor() as cursor:
         cursor.execute(_VECTORS_SQL, [user.pk, ids])
         return {pk: _unpack(raw) for pk, raw in cursor.fetchall()}
+
+
+_NUMBERS = {"both": 2, "two": 2, "2": 2, "pair": 2, "three": 3, "3": 3, "four": 4, "4": 4}
+_COUNTED = re.compile(r"\b(?:both|(?:all|the|those|these|my|them)\s+(?P<n>two|three|four|2|3|4)|(?P<m>two|three|four|"
+                      r"2|3|4)\s+(?:things|items|bits|facts|details|matters|statements|messages|numbers|parts|"
+                      r"ids|debts|loans|people|of them|of those|of these))\b", re.IGNORECASE)
+# A plural of what is named, or everything about one subject: "the health things", "my debts", "both loans",
+# "everything to do with my ex", "all the medical stuff".
+_SEVERAL = re.compile(
+    r"\b(?:(?:everything|anything|all(?: of)?(?: the)?(?: stuff| things)?)\s+(?:about|involving|that involves|"
+    r"to do with|related to|concerning|regarding|on|with|around)\b|all\s+(?:the|my|of my|those|these)\s+\w+"
+    r"(?:\s+(?:stuff|things|details|info|information|matters|bits))?|(?:the|my|those|these|both)\s+(?:\w+\s+)?"
+    r"(?:things|matters|issues|details|bits|numbers|ids|debts|loans|conditions|problems|diagnoses|illnesses|"
+    r"situations|secrets|stories|items|records|entries|facts|notes))\b", re.IGNORECASE)
+
+
+def how_many(text: str) -> int | None:
+    """How many statements ``text`` names: 1 as a rule, a number it says ("both", "all three", "two things"), or
+    None when it names several without saying how many ("the health things", "everything about Murat")."""
+    counted = _COUNTED.search(text)
+    if counted:
+        return _NUMBERS[(counted.group("n") or counted.group("m") or "both").lower()]
+    return None if _SEVERAL.search(text) else 1
 
 
 @dataclass
@@ -428,7 +458,8 @@ def resolve(
         """Statements best first, each as its best-scoring item."""
         score, meaning, words, shared, kind = scorer.score(view)
         if context_score is not None:
-            score = (score + CONTEXT_WEIGHT * context_score) / (1 + CONTEXT_WEIGHT)
+            weight = CONTEXT_WEIGHT / len(views) ** CONTEXT_SHARED
+            score = (score + weight * context_score) / (1 + weight)
         best: dict[int, Candidate] = {}
         for i, pk in enumerate(scorer.ids):
             if pk not in kinds_of:
@@ -442,13 +473,23 @@ def resolve(
                 best[units[i]] = found
         return sorted(best.values(), key=lambda c: (-c.score, c.id))
 
-    def decide(view: _View) -> tuple[list[Candidate], list[Candidate]]:
+    def decide(view: _View, count: int | None = 1) -> tuple[list[Candidate], list[Candidate]]:
+        """The statements ``view`` names: the first ``count`` when they lead the next by MATCH_GAP (or the last of
+        them is sure on its own), and those within MATCH_MARGIN of the last; with ``count`` None, the first few
+        (up to MAX_SEVERAL, the first alone included) where the lead is widest."""
         order = ranked(view)
         if not order:
             return [], []
-        top, runner_up = order[0].score, order[1].score if len(order) > 1 else 0.0
-        sure = top >= MATCH_SURE or (top >= MATCH_FLOOR and top - runner_up >= MATCH_GAP)
-        matched = [c for c in order if c.score >= max(MATCH_FLOOR, top - MATCH_MARGIN)] if sure else []
+        scores = [c.score for c in order] + [0.0]
+
+        def sure(n: int) -> bool:
+            return n <= len(order) and scores[n - 1] >= MATCH_FLOOR and (
+                scores[n - 1] >= MATCH_SURE or scores[n - 1] - scores[n] >= MATCH_GAP)
+
+        leads = [count] if count else sorted(
+            (n for n in range(1, MAX_SEVERAL + 1) if sure(n)), key=lambda n: (scores[n] - scores[n - 1], n))[:1]
+        chosen = next((n for n in [*leads, 1] if sure(n)), None)
+        matched = [c for c in order if c.score >= max(MATCH_FLOOR, scores[chosen - 1] - MATCH_MARGIN)] if chosen else []
         related = [c for c in order if c not in matched and c.score >= RELATED_FLOOR][:RELATED_LIMIT]
         return matched, related
 
@@ -466,8 +507,13 @@ def resolve(
 
     matched: dict[int, Candidate] = {}
     related: dict[int, Candidate] = {}
-    for view in views:
-        hits, near = decide(view)
+    # How many each target names: what it says, or, for a request with one target, what the whole request says
+    # ("TFN and Medicare number -- I'd like both of those forgotten").
+    counts = [how_many(view.text) for view in views]
+    if len(views) == 1 and counts[0] == 1 and context_view is not None:
+        counts = [how_many(context_view.text)]
+    for view, count in zip(views, counts, strict=True):
+        hits, near = decide(view, count)
         for c in hits:
             if c.id not in matched or matched[c.id].score < c.score:
                 matched[c.id] = c
