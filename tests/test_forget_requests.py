@@ -65,6 +65,46 @@ def test_several_targets_in_one_request(user):
     assert {lane.pk, salary.pk} <= matched and sheldon.pk not in matched
 
 
+@pytest.mark.parametrize("text, count", [
+    ("forget my address", 1), ("please forget both of my loans", 2), ("delete all three of them", 3),
+    ("the two things about my brother", 2), ("bin the health things", None),
+    ("everything to do with my ex, please", None), ("wipe all the medical stuff", None),
+    ("forget where I live", 1), ("the money I owe my brother", 1),
+])
+def test_how_many_statements_a_request_names(text, count):
+    assert resolution.how_many(text) == count
+
+
+def _loans(user):
+    conversation = services.conversation_create(user=user)
+    for text in ("I still owe 9,000 on the car loan from Santander.", "I borrowed 2,000 from my brother Niko.",
+                 "My TFN is 482 917 365.", "My Medicare number is 2951 48372 1.", "I live at 4 Rua Augusta.",
+                 "I have a tortoise called Sheldon.", "I work nights as a paramedic."):
+        say(user, conversation, text)
+    return {m.content: m.pk for m in Message.objects.filter(owner=user, role="user")}
+
+
+@pytest.mark.parametrize("request_text, named", [
+    # One target naming two statements ("both"), and the whole request saying how many its one target names.
+    ("Please forget both of my debts.", {"I still owe 9,000 on the car loan from Santander.",
+                                         "I borrowed 2,000 from my brother Niko."}),
+    ("TFN and Medicare number - I'd like both of those forgotten, please.",
+     {"My TFN is 482 917 365.", "My Medicare number is 2951 48372 1."}),
+    ("forget the car loan, the tortoise and where I live", {
+        "I still owe 9,000 on the car loan from Santander.", "I have a tortoise called Sheldon.",
+        "I live at 4 Rua Augusta."}),
+    # Naming one of two alike statements matches that one only.
+    ("forget what I owe Niko", {"I borrowed 2,000 from my brother Niko."}),
+])
+def test_a_request_naming_several_statements_matches_each_and_no_other(user, request_text, named):
+    ids = _loans(user)
+    preview = forget.forget_preview(user=user, mode="natural", query=request_text)
+    matched = {m.content for m in Message.objects.filter(pk__in=[m["id"] for m in preview.plan["matched"]],
+                                                         role="user")}
+    assert matched == named, (request_text, matched)
+    assert ids  # the statements were stored
+
+
 @override_settings(**UNSURE)
 def test_an_unsure_message_over_rest_is_asked_about_then_answered(api, user):
     conversation = _statements(user)

@@ -120,6 +120,21 @@ def test_the_features_are_optional_and_give_the_same_answer(vectors):
         ("forget where Tom goes on Tuesday evenings", ["where Tom goes on Tuesday evenings"]),
         # "personal" before a noun names a kind of thing, no reason.
         ("The personal ID number I typed yesterday. Erase it.", ["The personal ID number I typed yesterday"]),
+        # Several things: after "and", a name, an abbreviation or someone's thing starts one of its own; "n",
+        # "and also" and another language's "and" join them too; a subject pair ("Linnea and me") stays whole.
+        ("please forget my TFN and Medicare number", ["my TFN", "Medicare number"]),
+        ("wipe the bipolar thing n the caution from the festival",
+         ["the bipolar thing", "the caution from the festival"]),
+        ("forget my hepatitis and about Hung stealing from the shop", ["my hepatitis", "Hung stealing from the shop"]),
+        ("Please get rid of the biopsy, Mum's Parkinson's and the IVF", ["the biopsy", "Mum's Parkinson's", "the IVF"]),
+        ("delete the cooked books at work, and also what I owe the tax office",
+         ["the cooked books at work", "what I owe the tax office"]),
+        ("please delete mon SIN et mon numéro RAMQ", ["mon SIN", "mon numéro RAMQ"]),
+        ("forget that Linnea and me are splitting up", ["Linnea and me are splitting up"]),
+        # Words that only count what was named before them send the reading back to it.
+        ("Joost's job loss and my sister's rehab: neither needs to stay in your memory, please delete them.",
+         ["Joost's job loss", "my sister's rehab"]),
+        ("About the separation, and the kids' school — please wipe all that.", ["the separation", "the kids' school"]),
     ],
 )
 def test_targets_one_entry_per_thing_named(text, targets):
