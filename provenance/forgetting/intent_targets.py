@@ -85,6 +85,9 @@ _AFTER = [(re.compile(p, _I), rank) for p, rank in (
     (r"\b(?:rather|prefer)\s+(?:that|it|this)\s+(?:was\s+not|wasn'?t|weren'?t|isn'?t|not be|not being)\s+"
      r"(?:stored|kept|saved|remembered|recorded|held)\b", 0),
     (r"\b(?:clean slate|slate clean)\s+(?:on|about|regarding|with)\s+", 0),
+    # "the entry that has me on metformin, can you take it out?": the pronoun taken out stands for what came before.
+    (r"\b(?:take|taking|get|getting|cut|cutting|strike|striking)\s+(?:it|that|this|them|those)\s+(?:out|off)\b"
+     r"(?!\s+(?:of|from)\s+(?:the\s+|my\s+)?(?:oven|car|fridge|freezer|bank|account|wallet|drawer|box|bag))\s*", 0),
     (rf"\b(?:{_VERB})\b(?:\s+(?:out|off|away|up|about)\b)?\s*", 1),
 )]
 
@@ -117,6 +120,8 @@ _TAIL = re.compile(
     r"saved|stored|kept|sitting there)$", _I)
 # "... anymore" ends the request, unless the target itself is negative ("my sister and I don't speak anymore").
 _ANYMORE = re.compile(r"^(?!.*\b(?:not|no longer|never)\b|.*n't\b)(.*?)\s+any ?more$", _I)
+_DERIVED = (r"notes?|entry|entries|records?|summary|summaries|memory|memories|profile(?:\s+(?:bit|entry|line|part))?|"
+            r"file|takeaway|line|fact|conclusion|inference|write-?up|log")
 _LEADS = [re.compile(p, _I) for p in (
     r"^(?:that|about|of|on|regarding|re:?|to do with|related to|concerning|both|either)\s+",
     r"^(?:(?:all|any|every|each|some)\s+)?(?:the\s+|of the\s+)?(?:facts?|info|information|details|data|stuff|things?|"
@@ -149,6 +154,16 @@ _LEADS = [re.compile(p, _I) for p in (
     r"regarding|on)\s+",
     r"^(?:(?:earlier|before|previously),?\s+)?i (?:just |once )?(?:wrote|typed|pasted|gave you|shared|posted|entered)"
     r"\s+",
+    # What the assistant made of it, named instead of the thing: "the note you made about me looking for another
+    # job", "the profile entry that has me on metformin", "whatever you concluded about me hiding money".
+    rf"^(?:the|that|this|those|these|your|any|my)?\s*(?:profile\s+|memory\s+|summary\s+)?(?:{_DERIVED})\s+"
+    r"(?:(?:that\s+|which\s+)?(?:you|u)\s*(?:'ve|have|'d|had)?\s*(?:got\s+)?(?:made|make|wrote|written|took|taken|"
+    r"kept|keep|got|saved|stored|put together|jotted|filed|noted|logged|recorded)\s+(?:down\s+)?)?"
+    r"(?:(?:on|about|of|regarding|concerning)\s+(?:me\s+)?(?:about\s+)?|(?:that|which)\s+(?:has|says|shows|lists|"
+    r"puts|mentions|records|notes)\s+(?:(?:me|i'm|i am)\s+(?:as\s+|down as\s+|down for\s+|on\s+)?)?(?:that\s+)?)",
+    r"^(?:what|whatever|everything|anything|all|the things?|stuff)\s+(?:that\s+)?(?:you|u)\s*(?:'ve|have|'d|had)?\s*"
+    r"(?:concluded|figured out|worked out|inferred|deduced|put together|pieced together|learnt|learned|gathered|"
+    r"guessed|assumed|made of|took away|noted|filed|worked out)\s+(?:about|from|on|regarding|re)\s+(?:me\s+)?",
 )]
 _HEAD = re.compile(
     r"^(?:my|his|her|their|our|the|that|this|those|these|where|what|how|when|why|whether|everything|anything|all|any|"

@@ -228,9 +228,15 @@ def _vectors_of(*, user, ids: list[int]) -> dict[int, np.ndarray]:
 
 
 _NUMBERS = {"both": 2, "two": 2, "2": 2, "pair": 2, "three": 3, "3": 3, "four": 4, "4": 4}
-_COUNTED = re.compile(r"\b(?:both|(?:all|the|those|these|my|them)\s+(?P<n>two|three|four|2|3|4)|(?P<m>two|three|four|"
-                      r"2|3|4)\s+(?:things|items|bits|facts|details|matters|statements|messages|numbers|parts|"
-                      r"ids|debts|loans|people|of them|of those|of these))\b", re.IGNORECASE)
+# A number of things named, not of anything else: "all three", "the two of them", "both", "two things"; never "the
+# two girls I pay cash" or "both my kids".
+_COUNTED = re.compile(r"\b(?:both(?=\s*(?:$|[,.;:!?\u2013\u2014-]|of\b|(?:the\s+|my\s+)?(?:things|items|bits|facts|"
+                      r"details|matters|numbers|ids|debts|loans|one|ones)\b|please|pls|too|as well|forgotten|gone|"
+                      r"deleted|removed|erased|wiped))|(?:all|the|those|these|them)\s+(?P<n>two|three|four|2|3|4)"
+                      r"(?=\s*(?:$|[,.;:!?\u2013\u2014-]|of\b|things|items|bits|facts|details|matters|statements|"
+                      r"messages|numbers|parts|please|pls|too|as well))|(?P<m>two|three|four|2|3|4)\s+(?:things|"
+                      r"items|bits|facts|details|matters|statements|messages|numbers|parts|ids|debts|loans|of them|"
+                      r"of those|of these))\b", re.IGNORECASE)
 # A plural of what is named, or everything about one subject: "the health things", "my debts", "both loans",
 # "everything to do with my ex", "all the medical stuff".
 _SEVERAL = re.compile(
@@ -475,8 +481,8 @@ def resolve(
 
     def decide(view: _View, count: int | None = 1) -> tuple[list[Candidate], list[Candidate]]:
         """The statements ``view`` names: the first ``count`` when they lead the next by MATCH_GAP (or the last of
-        them is sure on its own), and those within MATCH_MARGIN of the last; with ``count`` None, the first few
-        (up to MAX_SEVERAL, the first alone included) where the lead is widest."""
+        them is sure on its own), and those within MATCH_MARGIN of the last; with ``count`` None, the first alone
+        when it leads clearly, else the first few (up to MAX_SEVERAL) where the lead is widest."""
         order = ranked(view)
         if not order:
             return [], []
@@ -486,8 +492,9 @@ def resolve(
             return n <= len(order) and scores[n - 1] >= MATCH_FLOOR and (
                 scores[n - 1] >= MATCH_SURE or scores[n - 1] - scores[n] >= MATCH_GAP)
 
-        leads = [count] if count else sorted(
-            (n for n in range(1, MAX_SEVERAL + 1) if sure(n)), key=lambda n: (scores[n] - scores[n - 1], n))[:1]
+        # With no number said, a clear lead of the first alone wins; else the first few where the lead is widest.
+        leads = [count] if count else [1, *sorted(
+            (n for n in range(2, MAX_SEVERAL + 1) if sure(n)), key=lambda n: (scores[n] - scores[n - 1], n))[:1]]
         chosen = next((n for n in [*leads, 1] if sure(n)), None)
         matched = [c for c in order if c.score >= max(MATCH_FLOOR, scores[chosen - 1] - MATCH_MARGIN)] if chosen else []
         related = [c for c in order if c not in matched and c.score >= RELATED_FLOOR][:RELATED_LIMIT]
@@ -510,8 +517,9 @@ def resolve(
     # How many each target names: what it says, or, for a request with one target, what the whole request says
     # ("TFN and Medicare number -- I'd like both of those forgotten").
     counts = [how_many(view.text) for view in views]
-    if len(views) == 1 and counts[0] == 1 and context_view is not None:
-        counts = [how_many(context_view.text)]
+    if len(views) == 1 and context_view is not None and counts[0] in (1, None):
+        said = how_many(context_view.text)
+        counts = [said if said != 1 else counts[0]]
     for view, count in zip(views, counts, strict=True):
         hits, near = decide(view, count)
         for c in hits:
