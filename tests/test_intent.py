@@ -135,6 +135,11 @@ def test_the_features_are_optional_and_give_the_same_answer(vectors):
         ("Joost's job loss and my sister's rehab: neither needs to stay in your memory, please delete them.",
          ["Joost's job loss", "my sister's rehab"]),
         ("About the separation, and the kids' school — please wipe all that.", ["the separation", "the kids' school"]),
+        # What the assistant made of a thing names the thing.
+        ("pls delete the note u made about me looking for another job", ["looking for another job"]),
+        ("remove the entry about my divorce", ["my divorce"]),
+        ("Whatever you concluded about me hiding money from Ravi, scrub that", ["hiding money from Ravi"]),
+        ("The profile entry that has me on insulin, can you take it out?", ["insulin"]),
     ],
 )
 def test_targets_one_entry_per_thing_named(text, targets):
@@ -147,6 +152,11 @@ def test_targets_one_entry_per_thing_named(text, targets):
     ("erase the savings figure. The pension details may remain.", ["The pension details"]),
     ("wipe the arrest — the wedding plans can stay", ["the wedding plans"]),
     ("the overdraft thing, not the student loan one, bin it", ["the student loan one"]),
+    # Someone else's thing, said not to be meant or to be kept.
+    ("The rehab stuff you've got on me — MY recovery, not Dana's — please take it out.", ["Dana's"]),
+    ("Take my status out of your notes. Not Themba's, mine.", ["Themba's"]),
+    ("strike the diagnosis from my profile, Mum's cancer you can keep", ["Mum's cancer"]),
+    ("delete the entry on my pills. Dad's heart stuff can stay", ["Dad's heart stuff"]),
     # Keeping words that ask for something to go, or say nothing in particular, spare nothing.
     ("please keep my address out of your memory", []),
     ("don't keep my address", []),

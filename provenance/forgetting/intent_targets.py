@@ -260,7 +260,8 @@ _PRONOUN_SAID = re.compile(r"(?:it|that|this|them)\s*[,:\-\u2013\u2014]\s*(?:abo
 
 
 # What a request says to keep: "purge the PAN. keep aadhaar for now", "erase the savings figure; the pension
-# information may remain", "the overdraft (not the loan one)". Only ever a way to leave a statement out of what
+# information may remain", "Dad's stroke stuff can stay", "Mam's cancer you can keep", "the overdraft (not the loan
+# one)", "MY recovery, not Kayla's". Only ever a way to leave a statement out of what
 # is matched, never a target.
 _SPARED_AFTER = re.compile(
     r"(?:^|[.;,!?:\u2013\u2014]\s*|\s-\s|\b(?:but|and|just|though)\s+)(?:(?:you|u)\s+(?:can|may|could)\s+|"
@@ -268,11 +269,13 @@ _SPARED_AFTER = re.compile(
     r"(?:keep|leave|retain)\s+"
     r"(?P<x>[^.;,!?\u2013\u2014]+)", _I)
 _SPARED_BEFORE = re.compile(
-    r"(?<!\bnothing about )(?<!\bnothing of )(?P<x>\b(?:the|my|his|her|their|our)\s[^.;,!?\u2013\u2014]{1,60}?)\s+"
+    r"(?<!\bnothing about )(?<!\bnothing of )(?P<x>\b(?:(?:the|my|his|her|their|our)\s|[^\W\d_]+'s\s)"
+    r"[^.;,!?\u2013\u2014]{0,60}?)\s+"
     r"(?:itself\s+)?(?:(?:may|can|could|should)\s+(?:remain|stay)|(?:is|are)\s+(?:fine|ok|okay|not a problem|"
-    r"no problem)|(?:is|are\s+)?whatever(?=\s*(?:[.;,!?]|$)))\b", _I)
+    r"no problem)|(?:is|are\s+)?whatever(?=\s*(?:[.;,!?]|$))|(?:you|u)\s+(?:can|may|could)\s+(?:keep|hold on to|"
+    r"remember))\b", _I)
 _NOT_A_SPARE = re.compile(r"^(?:it|that|this|them|those|these|everything|all|the rest|anything|nothing|none|me|"
-                          r"track|tabs|in mind|a record|records|notes|quiet|mum)\b|\b(?:out of|off|away|from your|"
+                          r"track|tabs|in mind|a record|records|notes|quiet|mum(?!'))\b|\b(?:out of|off|away|from your|"
                           r"from whatever|private|secret|to yourself|between us|for now on|alive)\b", _I)
 # Where a clause saying what to keep may begin: "... -- the divorce itself can stay", not "nothing about my papers
 # with the immigration should stay".
@@ -368,7 +371,9 @@ def is_vague(target: str) -> bool:
 # Or after a comma: "the overdraft thing, not the loan one", "my address, but not my phone number".
 _NOT_MEANT = re.compile(r"\s*\((?:not|except|but not|apart from|other than|besides|excluding)\b[^()]*\)?|"
                         r"\s*[,;]\s*(?:but\s+)?(?:not|except|apart from|other than)\s+(?:the|my|his|her|their|our|"
-                        r"that|those|these)\s[^,.;!?()]*", _I)
+                        r"that|those|these)\s[^,.;!?()]*|"
+                        r"(?:\s*[,;]|(?<=[.!?]))\s*(?:but\s+)?(?:not|except|apart from|other than)\s+[^\W\d_]+'s\b"
+                        r"[^,.;!?()\u2013\u2014]*", _I)
 
 
 def split_targets(target: str) -> list[str]:
