@@ -68,7 +68,8 @@ def test_several_targets_in_one_request(user):
 @pytest.mark.parametrize("text, count", [
     ("forget my address", 1), ("please forget both of my loans", 2), ("delete all three of them", 3),
     ("the two things about my brother", 2), ("bin the health things", None),
-    ("everything to do with my ex, please", None), ("wipe all the medical stuff", None),
+    ("everything to do with my ex, please", 1), ("wipe all the medical stuff", None), ("my debts", None),
+    ("the details of the investigation", 1), ("anything about my nest egg", 1),
     ("forget where I live", 1), ("the money I owe my brother", 1),
 ])
 def test_how_many_statements_a_request_names(text, count):

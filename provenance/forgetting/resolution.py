@@ -73,7 +73,7 @@ MATCH_FLOOR = 0.28
 MATCH_SURE = 0.7
 MATCH_GAP = 0.06
 MATCH_MARGIN = 0.02
-# A target naming several things ("both loans", "all three", "the health things", "everything to do with Murat")
+# A target naming several things ("both loans", "all three", "the health things", "my debts")
 # matches the first several statements when they lead the next by MATCH_GAP; at most MAX_SEVERAL when it says no
 # number.
 MAX_SEVERAL = 4
@@ -237,19 +237,16 @@ _COUNTED = re.compile(r"\b(?:both(?=\s*(?:$|[,.;:!?\u2013\u2014-]|of\b|(?:the\s+
                       r"messages|numbers|parts|please|pls|too|as well))|(?P<m>two|three|four|2|3|4)\s+(?:things|"
                       r"items|bits|facts|details|matters|statements|messages|numbers|parts|ids|debts|loans|of them|"
                       r"of those|of these))\b", re.IGNORECASE)
-# A plural of what is named, or everything about one subject: "the health things", "my debts", "both loans",
-# "everything to do with my ex", "all the medical stuff".
+# A plural of a kind of thing: "the health things", "my debts", "both loans", "all the medical stuff". Not "the
+# details of the investigation" or "anything about my nest egg": those name one thing and all that it holds.
 _SEVERAL = re.compile(
-    r"\b(?:(?:everything|anything|all(?: of)?(?: the)?(?: stuff| things)?)\s+(?:about|involving|that involves|"
-    r"to do with|related to|concerning|regarding|on|with|around)\b|all\s+(?:the|my|of my|those|these)\s+\w+"
-    r"(?:\s+(?:stuff|things|details|info|information|matters|bits))?|(?:the|my|those|these|both)\s+(?:\w+\s+)?"
-    r"(?:things|matters|issues|details|bits|numbers|ids|debts|loans|conditions|problems|diagnoses|illnesses|"
-    r"situations|secrets|stories|items|records|entries|facts|notes))\b", re.IGNORECASE)
+    r"\b(?:all\s+(?:the|my|of my|those|these)\s+\w+\s+(?:stuff|things)|(?:the|my|those|these|both)\s+(?:\w+\s+)?"
+    r"(?:things|numbers|ids|debts|loans|conditions|diagnoses|illnesses))\b", re.IGNORECASE)
 
 
 def how_many(text: str) -> int | None:
     """How many statements ``text`` names: 1 as a rule, a number it says ("both", "all three", "two things"), or
-    None when it names several without saying how many ("the health things", "everything about Murat")."""
+    None when it names several without saying how many ("the health things", "my debts")."""
     counted = _COUNTED.search(text)
     if counted:
         return _NUMBERS[(counted.group("n") or counted.group("m") or "both").lower()]
