@@ -59,9 +59,8 @@ WORDS_LIFT = 0.5  # how much holding every content word of the target closes the
 UNHELD_WORD = 0.5  # the weight, against a held word's, of a target word no item holds
 KIND_LIFT = 0.55  # what sharing the target's kind adds
 CONTEXT_WEIGHT = 1.25  # the whole request's score, against each target's
-# The whole request names every target of it: with several targets it tells each less (its weight divided by the
-# number of targets to this power).
-CONTEXT_SHARED = 1.0
+# The whole request names every target of it: with several targets it tells each less (its weight is divided by
+# the number of targets).
 # Deciding: the best statement matches when it leads the next by MATCH_GAP (over MATCH_FLOOR) or reaches
 # MATCH_SURE; any within MATCH_MARGIN of it matches too. MATCH_GAP was the smallest lead at which another statement
 # than the named one was matched for at most 1.8% of the requests of the eleven request sets then looked at (a
@@ -461,7 +460,7 @@ def resolve(
         """Statements best first, each as its best-scoring item."""
         score, meaning, words, shared, kind = scorer.score(view)
         if context_score is not None:
-            weight = CONTEXT_WEIGHT / len(views) ** CONTEXT_SHARED
+            weight = CONTEXT_WEIGHT / len(views)
             score = (score + weight * context_score) / (1 + weight)
         best: dict[int, Candidate] = {}
         for i, pk in enumerate(scorer.ids):
