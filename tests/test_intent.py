@@ -140,6 +140,25 @@ def test_the_features_are_optional_and_give_the_same_answer(vectors):
         ("remove the entry about my divorce", ["my divorce"]),
         ("Whatever you concluded about me hiding money from Ravi, scrub that", ["hiding money from Ravi"]),
         ("The profile entry that has me on insulin, can you take it out?", ["insulin"]),
+        # Lists: bullets or numbers on their own lines, numbers in one line, a heading line and one thing a line,
+        # a short comma list; an item's dash says more about it; a sign-off and a "keep" item are no targets.
+        ("Could you forget these please:\n- my flat in Leith\n- my NHS number\n* the loan - the one from Gran\n"
+         "- keep my car reg\nthanks!", ["my flat in Leith", "my NHS number", "the loan, the one from Gran"]),
+        ("erase 1) my sciatica 2) what I pay in rent 3) Oskar's court case. Thanks a lot.",
+         ["my sciatica", "what I pay in rent", "Oskar's court case"]),
+        ("Remove the following:\nmy salary\nthe IVA debt\n\nRegards, Tim", ["my salary", "the IVA debt"]),
+        ("forget: BSN, DigiD", ["BSN", "DigiD"]),
+        ("delete what I said about Ilse, Ruud and the move to Utrecht", ["Ilse", "Ruud", "the move to Utrecht"]),
+        ("Wipe three things: my weight, my blood pressure, the clinic visit",
+         ["my weight", "my blood pressure", "the clinic visit"]),
+        # An apposition stays one thing; "2.5" is no list number.
+        ("forget my landlord, Mr Okafor", ["my landlord, Mr Okafor"]),
+        ("forget the 2.5 lakh I owe Rohit", ["the 2.5 lakh I owe Rohit"]),
+        # Interjections before the target and remarks about someone after it are no part of it.
+        ("omg the layoffs thing, wipe it pls", ["the layoffs thing"]),
+        ("ugh shouldn't have mentioned my cousin's arrest, forget it", ["my cousin's arrest"]),
+        ("forget Maria's surgery please, she'd hate anyone knowing", ["Maria's surgery"]),
+        ("please delete my brother's debts and he's so ashamed of them", ["my brother's debts"]),
     ],
 )
 def test_targets_one_entry_per_thing_named(text, targets):

@@ -65,7 +65,8 @@ _BETWEEN = [re.compile(p, _I) for p in (
 _AFTER = [(re.compile(p, _I), rank) for p, rank in (
     (r"\b(?:rather|want|wish|like|hope|prefer|comfortable with|uneasy about|consent (?:for|to)|need|reason|if|"
      r"knowing|asking that|no need for)\b[^.?!]{0,25}?\b(?:you|u)\b\s*"
-     r"(?:(?:to|not|stop|didn'?t|don'?t|'?d|could|would|no longer)\s+){0,3}(?:knowing|know|remembering|"
+     r"(?:(?:to|not|stop|didn'?t|don'?t|'?d|could|would|no longer|also|even|still|really|just|ever)\s+){0,3}"
+     r"(?:knowing|know|remembering|"
      r"remember|keeping|keep|storing|store|having|have|retain|retaining|hold(?:ing)? on ?to|forgot|forget|deleted|"
      r"delete|unlearn)\b(?:\s+(?:about|anything about))?\s*", 0),
     (r"\b(?:you|u)\s+(?:shouldn'?t|should not|don'?t need to|no longer need to|don'?t need|do not need)\s+"
@@ -99,10 +100,16 @@ _REMARK = re.compile(
     r"just|no|not|never|nobody|hey|wait|actually|can|could|would|will|do|don't|if|because|since|otherwise)\b|"
     r"\b(?:i|i'm|i've|i'd|me|my|you|your|them|please|thanks|forget|remember|delete|erase|private|personal|"
     r"sensitive|would|wouldn't|won't|want|wants)\b|\?$", _I)
+_THIRD_PERSON_REMARK = (r"(?:he|she|they)(?:'d|'s|'re|'ll|'ve|\s+(?:would|will|wo|is|was|are|were|has|had|does|"
+                        r"doesn'?t|did|didn'?t|can|can'?t|could|couldn'?t|wants?|needs?|hates?|says?|said|thinks?|"
+                        r"knows?|feels?|told|asked|begged|made|swore|trusts?|trusted|never|already|still|just|"
+                        r"really|finally))\b")
 _COMMA_TAIL = re.compile(
     rf",\s*(?:it'?s|it was|that'?s|that was|this is|i\b|i'm|i'd|because|since|as\b|cause|cuz|thanks|thank you|thx|"
     rf"please|pls|ok\b|okay|would you|will you|can you|could you|if you|when you|now\b|for real|seriously|just|"
     rf"if that'?s|if possible|no questions|as discussed|thanks in advance|no need|(?:i\s+)?don'?t want|do not want|"
+    # a remark about someone: "Declan's Parkinson's, he'd hate anyone knowing", "her endometriosis, she doesn't ..."
+    rf"{_THIRD_PERSON_REMARK}|"
     rf"(?:and\s+)?(?:please\s+)?(?:{_VERB}|don'?t keep|don'?t remember|do not keep)\b)", _I)
 _PLACE_TAIL = re.compile(
     rf"\s+(?:from|out of|off|in|on|into|down)\s+(?:(?:your|you'?re|the|my)\s+)?(?:{_MEMORY_PLACE}|"
@@ -189,11 +196,16 @@ _REASON = re.compile(r"^(?:that|it|this|it's|that's|there|can|could|would|will|p
                      # what someone would do if they knew: "he'd hate me for telling", "she'd kill me"
                      r"(?:hate|kill|murder) me|be (?:furious|livid|upset|mad|angry)|never forgive|find out|"
                      r"jumped the gun|for telling)\b", _I)
-_INTERJECTION = re.compile(r"^(?:\W*(?:ok|okay|so|hey|hi|um|right|alright|well|look|wait|actually|honestly|oh|also|"
-                           r"(?:my\s+)?dear\s+\w+|"
+# Words that only voice a feeling or clear the throat, in English and in the languages people mix into it: "ugh",
+# "omg", "lol", "ahh wait", "sjoe", "nossa", "wallah", "aiyo".
+_INTERJECTION = re.compile(r"^(?:\W*(?:ok|okay|so|hey|hi|um+|uh+|er+m*|right|alright|well|look|wait|actually|honestly|"
+                           r"oh+|also|(?:my\s+)?dear(?:\s+\w+)?|oh dear|oh no|oh god|oh man|"
                            r"on reflection|on second thoughts?|in hindsight|frankly|to be honest|thinking about it|"
-                           r"ugh|argh|oops|hmm|damn|sorry)"
-                           r"\b[\s,.:-]*)+", _I)
+                           r"ugh+|argh+|oops|whoops|hm+|damn|dang|sorry|omg|omfg|lol|lmao|rofl|ha(?:ha)+|he(?:he)+|"
+                           r"ja(?:ja)+|a+h+|o+f+|u+f+|sigh|jeez|geez|gosh|welp|meh|yikes|whoa|wow|bro|dude|yaar|arre|"
+                           r"aiyo+|aiyah?|eish|sjoe|eii+|wallah|yalla|nossa|[oó]rale|g[uü]ey|bon|alors|ay+|ai(?=\W)|"
+                           r"aish|ayy+|oy|oi|och|jaysus|ffs|smh|tbh|ngl|fr|bruh|man(?=\W))"
+                           r"\b[\s,.:!-]*)+", _I)
 
 
 _ACRONYM = re.compile(r"\b[A-Z]{2,}\b")
@@ -313,8 +325,18 @@ _OCCASION = re.compile(
     r"|(?:in\s+the|this|yesterday)\s+morning|earlier\s+today|late\s+on\s+christmas\s+eve)\b", _I)
 
 
+def _drop_interjections(target: str) -> str:
+    """``target`` without the interjections it opens with ("lol ok my secret credit card debt", "ahh wait the RPG
+    sequel thing"), when punctuation or a noun phrase shows where they end ("so much debt" keeps its "so")."""
+    found = _INTERJECTION.match(target)
+    rest = target[found.end():] if found else target
+    if found and (not rest.strip() or re.search(r"[,.:!-]\s*$", found.group(0)) or _HEAD.match(rest)):
+        return target[found.end():]
+    return target
+
+
 def _clean(target: str) -> str:
-    target = target.strip()
+    target = _drop_interjections(target.strip())
     target = re.sub(r"\s{2,}", " ", _OCCASION.sub("", target)).strip()
     cut = _spare_start(target)
     target = target[:cut] if cut else target
@@ -376,15 +398,41 @@ _NOT_MEANT = re.compile(r"\s*\((?:not|except|but not|apart from|other than|besid
                         r"[^,.;!?()\u2013\u2014]*", _I)
 
 
+# "these: ...", "the following: ...", "three things: ...": a heading that only announces a list.
+_LIST_HEADING = re.compile(r"^(?P<h>[^:]{1,40}?):\s+(?=\S)")
+_COUNT_WORDS = re.compile(r"\b(?:one|two|three|four|five|couple|few|several|following|items?|bits?|points?|ones)\b", _I)
+_LIST_ITEM_WORDS = 5
+_NOT_AN_ITEM = re.compile(r"^\W*(?:i|i'm|i've|i'd|you|u|it|it's|that|that's|this|so|but|because|since|cause|as|if|"
+                          r"which|who|whose|where|when|the one|the ones|please|pls|thanks|thank)\b", _I)
+
+
+def _is_list(pieces: list[str], separators: list[str]) -> bool:
+    """Are ``pieces`` the short items of one list ("Mārtiņš, Edgars, and Crete", "PAN, Aadhaar", "my PESEL, my
+    address, my salary"), so that a bare comma between them separates things too? Not an apposition ("my ex, Tom")
+    or a clause ("lactose intolerant, so ...")."""
+    if len(pieces) < 2 or not all("," in s or re.search(r"\band\b|&", s, _I) for s in separators):
+        return False
+    if any(len(p.split()) > _LIST_ITEM_WORDS or not p.strip() or _NOT_AN_ITEM.match(p) for p in pieces):
+        return False
+    if len(pieces) >= 3:
+        return True
+    # Two: only names or abbreviations, neither with a determiner ("PAN, Aadhaar"; not "my ex, Tom").
+    return all(re.match(r"\W*[A-Z]", p) and not _HEAD.match(p.strip()) for p in pieces) and "," in separators[0]
+
+
 def split_targets(target: str) -> list[str]:
     """One entry per thing named: split on "and"/commas only where the next part starts a noun phrase or clause,
     and never inside brackets ("my meds (sertraline, 50mg)")."""
+    heading = _LIST_HEADING.match(target)
+    if heading and not request_gist(_COUNT_WORDS.sub("", heading.group("h"))):
+        target = target[heading.end():]  # "these: address, TC number, the Berlin plan"
     pieces = _SEPARATOR.split(_NOT_MEANT.sub("", target))
+    listed = _is_list(pieces[0::2], pieces[1::2])
     parts = [pieces[0]]
     for separator, piece in zip(pieces[1::2], pieces[2::2], strict=True):
         comma = "," in separator
         bare_comma = comma and not re.search(r"\w", separator)
-        starts = (_HEAD.match(piece) and not (comma and _COMMA_NOT_HEAD.match(piece))) or (
+        starts = listed or (_HEAD.match(piece) and not (comma and _COMMA_NOT_HEAD.match(piece))) or (
             (_COMMA_HEAD if bare_comma else _AND_HEAD).match(piece) and not re.match(r"i\b", piece, _I))
         # "my sister and I don't speak": a short noun phrase joined to "I" is one subject, not two targets.
         joint_subject = re.match(r"i\b(?!'m|'ve|'d|'ll)", piece, _I) and re.search(
@@ -399,6 +447,8 @@ def split_targets(target: str) -> list[str]:
     # "I don't think I do, actually" is no target.
     merged: list[str] = []
     for part in parts:
+        if merged and re.match(rf"\s*{_THIRD_PERSON_REMARK}", part, _I):
+            continue  # "his job and he's upset": a remark about someone, no target
         if merged and not request_gist(part):
             if re.match(r"\s*(?:how|why|where|what|when|who)\b", part, _I):
                 merged[-1] += " and " + part.strip()
@@ -498,9 +548,74 @@ _FUTURE_RULE = re.compile(
     r"instruction)|rule for the future|as far as (?:your memory goes|you'?re concerned|you know))\b\s*[:,\-]?\s*)+", _I)
 
 
+# A list of things, one to a line or numbered in a line: "Please delete:\n- my address\n- my PESEL", "forget 1. my
+# medication 2. my father's surgery", "Remove the following:\nmy house address\nmy Ghana Card number".
+_BULLET = re.compile(r"^\s*(?:[-*+\u2022\u00b7\u25aa\u25e6\u2013\u2014>]|\(?\d{1,2}[.):]|\(?[a-hA-H][.)])\s+"
+                     r"(?P<item>\S.*)$")
+_NUMBERED = re.compile(r"(?:^|(?<=[\s:,;]))\(?(?P<n>\d{1,2})[.)](?=\s+\D)\s+")
+_SIGN_OFF = re.compile(r"^\W*(?:thanks?|thank you|thx|ty|cheers|regards|best|kind regards|many thanks|love|x+|xoxo|"
+                       r"sincerely|yours|bye|ta)\b", _I)
+_LIST_WORDS = 12  # a line longer than this is prose, not an item of a list
+
+
+def _list_items(raw: str) -> list[str]:
+    """The items of a list in ``raw`` (two at least), else none."""
+    lines = [line.strip() for line in raw.splitlines()]
+    bulleted = [found.group("item") for found in map(_BULLET.match, lines) if found]
+    if len(bulleted) >= 2:
+        return bulleted
+    # Numbered in one line: the ascending run 1, 2, 3... ("2.5 lakh" or "at 3." are no numbers of a list).
+    run: list[re.Match] = []
+    for found in _NUMBERED.finditer(raw):
+        if int(found.group("n")) == len(run) + 1:
+            run.append(found)
+    if len(run) >= 2:
+        ends = [found.start() for found in run[1:]] + [len(raw)]
+        items = [raw[found.end(): end] for found, end in zip(run, ends, strict=True)]
+        items[-1] = _SENTENCE_END.split(items[-1])[0]  # "3) the loan. Thank you."
+        return items
+    # A heading line that ends with a colon, then one short line a thing.
+    for i, line in enumerate(lines):
+        if line.endswith(":"):
+            following = []
+            for item in lines[i + 1:]:
+                if not item or _SIGN_OFF.match(item) or len(item.split()) > _LIST_WORDS:
+                    break
+                following.append(item)
+            if len(following) >= 2:
+                return following
+    return []
+
+
+def _item_targets(item: str) -> list[str]:
+    """What one item of a list names: the target of its own request when it makes one ("1. delete my address"),
+    else the item itself, with what it says after a dash as part of it ("the loan - the one from my uncle")."""
+    if any(not _NOT_A_SPARE.search(phrase) for _, _, phrase in _spared_clauses(item)) and \
+            re.match(r"\W*(?:keep|leave|retain|not|except|but not)\b", item, _I):
+        return []  # "- keep my passport": what stays is no target
+    item = re.sub(r"\s+[-\u2013\u2014]+\s+", ", ", item.strip())
+    own = [t for t in _extract(item) if not is_vague(t)] if _VERB_IN_ITEM.match(item) else []
+    return own or split_targets(_clean(item))
+
+
+# An item that is a request of its own: "1. delete my address", "- don't keep the loan".
+_VERB_IN_ITEM = re.compile(rf"^\W*(?:please\s+|pls\s+|also\s+|and\s+)?(?:{_VERB}|don'?t keep|do not keep|"
+                           rf"stop keeping)\b", _I)
+
+
 def extract_targets(text: str) -> list[str]:
     """What ``text`` asks to forget, as the user wrote it; ["it"] for "forget it", [] when nothing is found."""
     raw = _respell((text or "")[:MAX_CHARS]).replace("’", "'").replace("‘", "'").replace("“", '"').replace("”", '"')
+    items = _list_items(raw)
+    if items:
+        found = [t for item in items for t in _item_targets(item) if t and request_gist(t)]
+        if found:
+            return list(dict.fromkeys(found))
+    return _extract(raw)
+
+
+def _extract(raw: str) -> list[str]:
+    """``extract_targets`` of a text already respelt, read as prose."""
     raw = _FUTURE_RULE.sub("", raw)
     candidates: list[tuple[int, int, str]] = []  # (rank, anchor start, target)
     for pattern in _BETWEEN:
