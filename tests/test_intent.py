@@ -176,6 +176,12 @@ def test_targets_one_entry_per_thing_named(text, targets):
     ("Take my status out of your notes. Not Themba's, mine.", ["Themba's"]),
     ("strike the diagnosis from my profile, Mum's cancer you can keep", ["Mum's cancer"]),
     ("delete the entry on my pills. Dad's heart stuff can stay", ["Dad's heart stuff"]),
+    # The thing first, then "keep", as many languages say it; after an emoji too.
+    ("forget my NRIC pls, the passport one keep lah", ["the passport one"]),
+    ("delete the overdraft 🙏 the car loan keep it, I still pay it", ["the car loan"]),
+    ("forget the loan, don't keep it", []),
+    ("the bitcoin figure and where I keep it, scrub that", []),
+    ("delete my BSN. the passport number please keep", ["the passport number"]),
     # Keeping words that ask for something to go, or say nothing in particular, spare nothing.
     ("please keep my address out of your memory", []),
     ("don't keep my address", []),

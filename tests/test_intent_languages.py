@@ -15,6 +15,12 @@ MIXED_REQUESTS = [
     "the thing about my landlord. usuń to, seriously",
     "oublie what I said about my doctor s'il te plaît",
     "olvida eso of my address pls",
+    "supprime ce que j'ai dit sur mon salaire",
+    "my ex ka naam, delete kar do yaar",
+    "abeg forget am, the thing about my landlord",
+    "xóa đi what I said about my visa",
+    "zaboravi what I told you about my brother",
+    "the address I gave you, wasurete kudasai",
 ]
 # The same verbs in their everyday senses, or the user's own forgetting.
 MIXED_ORDINARY = [
@@ -24,6 +30,9 @@ MIXED_ORDINARY = [
     "como borrar el historial de Chrome?",
     "esqueci minha senha do banco, how do I reset it",
     "what does 'olvida' mean in English?",
+    "aku lupa password wifi, how do I find it on my laptop",
+    "unuttum my umbrella at the office again",
+    "quên mất my keys, can you suggest a key finder",
 ]
 # English idioms, shorthand and learner grammar that ask for something to be forgotten.
 ENGLISH_REQUESTS = [

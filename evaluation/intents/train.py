@@ -9,9 +9,10 @@ the validation side then moves them far less than with a single split. The final
 training families. The held-out families are not read here.
 
 The independently written sets named in ``TRAINING_SETS``
-(``independent_{a,b,d-g,i,k-o,q,s,v,x,aa,ac,ad,ae,ag,ah}.jsonl``: other authors' phrasings of requests, ordinary
-messages, statements) join the training data, repeated ``INDEPENDENT_WEIGHT`` times so their few hundred messages
-count against thousands of templated ones; ``independent_{c,h,j,p,r,t,u,w,y,z,ab,af}.jsonl`` and
+(``independent_{a,b,d-g,i,k-o,q,s,v,x,aa,ac,ad,ae,ag,ah,aj,ak,ao,aq}.jsonl``: other authors' phrasings of requests,
+ordinary messages, statements) join the training data, repeated ``INDEPENDENT_WEIGHT`` times so their few hundred
+messages count against thousands of templated ones; ``independent_{c,h,j,p,r,t,u,w,y,z,ab,af,ai,al,am,an,ap,ar,as}``
+and
 ``handwritten.jsonl`` are never read here (they are the held-out checks of how the detector does on phrasings nobody
 tuned it to).
 
@@ -40,7 +41,8 @@ INDEPENDENT_WEIGHT = 10
 TRAINING_SETS = ("independent_a", "independent_b", "independent_d", "independent_e", "independent_f", "independent_g",
                  "independent_i", "independent_k", "independent_l", "independent_m", "independent_n", "independent_o",
                  "independent_q", "independent_s", "independent_v", "independent_x", "independent_aa", "independent_ac",
-                 "independent_ad", "independent_ae", "independent_ag", "independent_ah")
+                 "independent_ad", "independent_ae", "independent_ag", "independent_ah", "independent_aj",
+                 "independent_ak", "independent_ao", "independent_aq")
 
 
 def independent_training(split: str, sets: tuple[str, ...] = TRAINING_SETS) -> list[Example]:

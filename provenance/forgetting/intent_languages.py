@@ -21,7 +21,8 @@ from functools import cache
 from stop_words import get_stop_words
 
 # Object pronouns that may follow a glossed verb ("olvida eso", "efface ça", "usuń to", "apaga aí", "isse hata do").
-_PRONOUN = r"(?:\s+(?P<p>eso|esto|isso|isto|aquilo|ça|ca|cela|das|to|aí|ai|yeh|ye|woh|wo|ise|use|isse))?"
+_PRONOUN = (r"(?:\s+(?P<p>eso|esto|isso|isto|aquilo|ça|ca|cela|das|to|aí|ai|yeh|ye|woh|wo|ise|use|isse|eto|questo|"
+            r"quello|onu|bunu|şunu|hii|hiyo|hilo|hada|haida|hatha|itu|ini))?")
 
 # (pattern, English): each pattern is a whole word or phrase, matched without regard to case.
 _VERBS: list[tuple[str, str]] = [
@@ -79,17 +80,90 @@ _VERBS: list[tuple[str, str]] = [
     (r"sil(?= (?:onu|şunu|bunu|sunu|bunu)\b)", "delete"),
     # Arabic in Latin letters
     (r"ensa(?:ha|h|ho)?|insa(?:ha|h|ho)?", "forget"),
-    (r"imsa7|emsa7|emsah|imsah", "delete"),
+    (r"(?:imsa7|emsa7|emsah|imsah|ems7)(?:ha|o|oh|y|i)?", "delete"),
+    (r"shilha|shilo|sheelha|sheelo", "remove"),
+    # French, more forms
+    (r"oublier", "forget"),
+    (r"supprime(?:r)?|effacer", "delete"),
+    (r"enl[eè]ve(?:r|z)?", "remove"),
+    # Italian, more forms
+    (r"scord(?:ati|alo|ala|a)", "forget"),
+    (r"togli(?:lo|la)?|rimuovi(?:lo|la)?", "remove"),
+    # Dutch: "wis" (erase) only with its object
+    (r"wis(?= (?:het|dat|dit|alles)\b)", "erase"),
+    # Russian and Ukrainian in Latin letters
+    (r"zabud(?:'|ʹ|te|ʹte|'te|j)?", "forget"),
+    (r"udal(?:i|ite)|vydal(?:y|i)|sotri", "delete"),
+    # Czech and Slovak
+    (r"zapome[ňn]|zabudni", "forget"),
+    (r"sma[žz]|vyma[žz]", "delete"),
+    # Croatian, Serbian, Bosnian
+    (r"zaboravi", "forget"),
+    (r"izbri[šs]i|obri[šs]i", "delete"),
+    # Romanian
+    (r"uită|uitaţi|uitați", "forget"),
+    (r"[șşs]terge", "delete"),
+    # Hungarian
+    (r"felejtsd el", "forget"),
+    (r"t[öo]r[öo]ld", "delete"),
+    # Greek in Latin letters
+    (r"xe(?:h|ch|x)ase|ksexase|kse(?:h|ch)ase", "forget"),
+    (r"svise(?:to|ta)?", "delete"),
+    # Turkish, more forms
+    (r"siler misin|silebilir misin|silin", "delete"),
+    # Persian in Latin letters
+    (r"faram[ou]u?sh k[ou]n", "forget"),
+    (r"pak(?:esh)? kon", "delete"),
+    # Hebrew in Latin letters
+    (r"tishkach|tishkechi|tishkekhi", "forget"),
+    (r"timchak|timchaki|timchok", "delete"),
+    # Bengali in Latin letters
+    (r"bhule (?:jao|ja|jeo|jaan)", "forget"),
+    (r"much(?:h)?e (?:dao|de|felo|fel)", "erase"),
+    # Tamil and Telugu in Latin letters
+    (r"marandh?(?:udu|idu|uru|urunga)|maranth(?:udu|idu|uru)", "forget"),
+    (r"azhich(?:idu|udu|iru)", "erase"),
+    (r"marchipo(?:ndi|o)?", "forget"),
+    # Malay, more forms
+    (r"padam(?:kan)?", "delete"),
+    (r"buang(?:kan)?", "throw away"),
+    # Vietnamese, with its marks (without them "quen" and "xoa" are other words) or its "đi"
+    (r"(?<!đã )quên(?! mất)(?: đi| di)?|quen (?:đi|di)", "forget"),
+    (r"x[oó]a(?: đi| di)?|xoá(?: đi| di)?", "delete"),
+    # Korean in Latin letters
+    (r"ij(?:eo|u)(?:jwo|juseyo|jullae|beoryeo|beoryeojwo)", "forget"),
+    (r"jiwo(?:jwo|juseyo|jullae|beoryeo)?", "erase"),
+    (r"sakje(?:hae|haejwo|haejuseyo|hae juseyo)", "delete"),
+    # Japanese in Latin letters
+    (r"wasurete(?: kudasai)?", "forget"),
+    (r"keshite(?: kudasai)?|sakujo shite(?: kudasai)?", "delete"),
+    # Chinese in pinyin
+    (r"wang(?:le| le|diao| diao)(?: ba)?", "forget"),
+    (r"shan(?:chu| chu|diao| diao)", "delete"),
+    # Swahili, Zulu, Yoruba, Igbo, Somali, Afrikaans
+    (r"ondoa", "remove"),
+    (r"khohlwa|gbagbe|chefuo|iska ilow", "forget"),
+    (r"susa", "remove"),
+    (r"vee uit|verwyder", "delete"),
+    # Nigerian Pidgin: "comot am" (take it out)
+    (r"c(?:o|om)mot|komot", "remove"),
 ]
 # The same deletion verbs in English, made imperative with a Hindi helper: "delete kr do", "forget kar dena".
-_HELPED = (r"(?P<h>delete|remove|erase|forget|clear|wipe)\s+(?:kr|kar|kardo|krdo|karo|kro)"
+# So do Tamil, Telugu and Bengali ones: "delete pannidu", "delete cheyyi", "delete kore dao".
+_HELPED = (r"(?P<h>delete|remove|erase|forget|clear|wipe)\s+(?:kr|kar|kardo|krdo|karo|kro|pannu|pannidu|pannunga|"
+           r"panniru|pannirunga|cheyyi|cheyandi|cheseyi|chey|kore dao|kore de|koro)"
            r"(?:\s*(?:do|de|dena|dijiye|dijie|na))?")
 _PHRASES: list[tuple[str, str]] = [
     # What turns a verb into a request, or a wish
     (r"n[aã]o quero que(?: voc[eê]| vc| tu)?", "I don't want you to"),
     (r"no quiero que", "I don't want you to"),
     (r"(?:wag|huwag) mo(?: na)? (?:tandaan|alalahanin)", "don't remember"),
-    (r"ich will nicht,? dass du", "I don't want you to"),
+    (r"ich (?:will|möchte|mochte) nicht,? dass du", "I don't want you to"),
+    (r"je (?:ne )?veux pas (?:que (?:tu|vous))", "I don't want you to"),
+    (r"non voglio che(?: tu)?", "I don't want you to"),
+    (r"(?:main |mai )?nahi? chaht(?:a|i)(?: h[uo]o?n?)?(?: ki)?(?: (?:tum|aap|tu))?", "I don't want you to"),
+    (r"yaad (?:mat|na) rakh(?:o|na|iye|ein)", "don't remember"),
+    (r"yaad rakh(?:o|na|iye|ein)", "remember"),
     (r"nie chc[eę],? (?:[zż]eby|aby)(?:[sś]|ś)?", "I don't want you to"),
     (r"saibas|saiba|sepas|sepa", "know"),
     (r"(?:lo |la |los |las |o |a )?guard(?:es|e|ar)", "keep"),
@@ -98,13 +172,23 @@ _PHRASES: list[tuple[str, str]] = [
     (r"fai(?:s|tes) comme si", "act as if"),
     # "Please" and its cousins
     (r"por favor|porfa|porfis|porfavor|pfv|pfvr|s'il (?:te|vous) pla[iî]t|svp|per favore|bitte|"
-     r"prosz[eę]|kripya|kripaya|tolong|pakiusap", "please"),
+     r"prosz[eę]|kripya|kripaya|tolong|pakiusap|tafadhali|l[üu]tfen|min fad(?:lak|lik|lek)|law samaht(?:i)?|"
+     r"parakal[oó]|vui lòng|làm ơn|pozhalu(?:y|j)sta|molim|pros[ií]m|lotfan|bevakasha|onegai(?:shimasu)?|"
+     r"kudasai|juseyo|abeg", "please"),
+    # Nigerian Pidgin's "am" (it) after a verb: "forget am", "remove am"
+    (r"forget am", "forget it"),
+    (r"delete am", "delete it"),
+    (r"remove am", "remove it"),
+    (r"erase am", "erase it"),
     # Pointers to a topic: "lo de Ramiro", "sobre minha mãe", "ayesha ke baare me"
     (r"lo de(?:l)?|lo que dije (?:de|sobre)", "the thing about"),
     (r"sobre", "about"),
     # The user's own forgetting, in the past tense
     (r"se me olvid[oó]|olvid[eé]|esqueci|zapomnia(?:ł|l)(?:am|em)|j'ai oubli[eé]|ho dimenticato|"
-     r"ich habe vergessen|bh[uo]o?l (?:gaya|gayi|gya|gyi)", "I forgot"),
+     r"ich habe vergessen|bh[uo]o?l (?:gaya|gayi|gya|gyi)|mi sono (?:dimenticat|scordat)[oa]|quên mất|đã quên|"
+     r"zabyl(?:a)?|ijeo(?:beoryeo)?sseo|wasure(?:ta|chatta)|maranth?(?:uten|utten|dhuten|dhutten)|"
+     r"bhule (?:gechi|gesi|gelam)|unuttum|x(?:e|a)(?:h|ch)asa|shachachti|n(?:a)?s(?:ee|i)t|"
+     r"(?:aku |saya |gue |gw )?lupa|nimesahau|zapomn[eě]l(?:a)? jsem", "I forgot"),
     # "How to" before a glossed verb: "como borrar ...", "photos kaise delete kare"
     (r"c[oó]mo(?: se)?(?= (?:delete|remove|forget|erase)\b)|kaise(?= (?:delete|remove|forget|erase|clear)\b)",
      "how to"),

@@ -188,7 +188,8 @@ _JOINED_LEAD = re.compile(r"^(?:about|also)\s+", _I)
 # Words that explain a request rather than name its target ("I said too much", "that was private").
 _REASON = re.compile(r"^(?:that|it|this|it's|that's|there|can|could|would|will|please|i'?d|i would|i want|i need|"
                      r"i think|i feel|i should|i guess|i know|i trust|i hope|"
-                     r"let'?s|go ahead|start|mind|is there|is it|hey|on second thought)\b|\byou\b|\b(?:said|"
+                     r"let'?s|go ahead|start|mind|is there|is it|hey|on second thought)\b|\byou\b|"
+                     r"^(?:for\s+)?(?:\w+\s+)?reasons?$|\b(?:said|"
                      r"shared|overshared|told|typed|regret|"
                      r"comfortable|mistake|private|personal|sensitive|embarrassing|business|privacy|careful|idea|"
                      r"trust|relevant|out of date|too much|thinking|oversharing|scared|afraid|worried|nervous|anxious|"
@@ -204,7 +205,10 @@ _INTERJECTION = re.compile(r"^(?:\W*(?:ok|okay|so|hey|hi|um+|uh+|er+m*|right|alr
                            r"ugh+|argh+|oops|whoops|hm+|damn|dang|sorry|omg|omfg|lol|lmao|rofl|ha(?:ha)+|he(?:he)+|"
                            r"ja(?:ja)+|a+h+|o+f+|u+f+|sigh|jeez|geez|gosh|welp|meh|yikes|whoa|wow|bro|dude|yaar|arre|"
                            r"aiyo+|aiyah?|eish|sjoe|eii+|wallah|yalla|nossa|[oó]rale|g[uü]ey|bon|alors|ay+|ai(?=\W)|"
-                           r"aish|ayy+|oy|oi|och|jaysus|ffs|smh|tbh|ngl|fr|bruh|man(?=\W))"
+                           r"aish|ayy+|oy|oi|och|jaysus|ffs|smh|tbh|ngl|fr|bruh|man(?=\W)|"
+                           # and who it is said to: "habibi, ...", "che, ...", "cara, ..."
+                           r"habibi|habibti|mate|babe|hun|buddy|bhai|bhaiya|yaar|che|cara|mano|wey|amigo|amiga|"
+                           r"jaan|abeg|kuya)"
                            r"\b[\s,.:!-]*)+", _I)
 
 
@@ -276,22 +280,31 @@ _PRONOUN_SAID = re.compile(r"(?:it|that|this|them)\s*[,:\-\u2013\u2014]\s*(?:abo
 # one)", "MY recovery, not Kayla's". Only ever a way to leave a statement out of what
 # is matched, never a target.
 _SPARED_AFTER = re.compile(
-    r"(?:^|[.;,!?:\u2013\u2014]\s*|\s-\s|\b(?:but|and|just|though)\s+)(?:(?:you|u)\s+(?:can|may|could)\s+|"
+    r"(?:^|[.;,!?:\u2013\u2014\U0001F300-\U0001FAFF\u2600-\u27BF]\s*|\s-\s|\b(?:but|and|just|though)\s+)"
+    r"(?:(?:you|u)\s+(?:can|may|could)\s+|"
     r"(?:feel free to|it's fine to|it's ok(?:ay)? to|ok(?:ay)? to|fine to|please|pls|actually|no|wait)\s+)?"
     r"(?:keep|leave|retain)\s+"
-    r"(?P<x>[^.;,!?\u2013\u2014]+)", _I)
+    r"(?P<x>[^.;,!?\u2013\u2014\U0001F300-\U0001FAFF\u2600-\u27BF]+)", _I)
 _SPARED_BEFORE = re.compile(
     r"(?<!\bnothing about )(?<!\bnothing of )(?P<x>\b(?:(?:the|my|his|her|their|our)\s|[^\W\d_]+'s\s)"
-    r"[^.;,!?\u2013\u2014]{0,60}?)\s+"
+    r"[^.;,!?\u2013\u2014\U0001F300-\U0001FAFF\u2600-\u27BF]{0,60}?)\s+"
     r"(?:itself\s+)?(?:(?:may|can|could|should)\s+(?:remain|stay)|(?:is|are)\s+(?:fine|ok|okay|not a problem|"
     r"no problem)|(?:is|are\s+)?whatever(?=\s*(?:[.;,!?]|$))|(?:you|u)\s+(?:can|may|could)\s+(?:keep|hold on to|"
-    r"remember))\b", _I)
+    r"remember)|"
+    # the thing first, then "keep" (as many languages put it): "the medicare one keep", "the DBS loan keep lah"
+    # (never someone who keeps: "the crypto amount and where I keep it", "the loan, don't keep it")
+    r"(?<!\bnot\s)(?<!n't\s)(?<!\bnever\s)(?<!\bto\s)(?<!\bstop\s)(?<!\bi\s)(?<!\bu\s)(?<!\bwe\s)(?<!\byou\s)"
+    r"(?<!\bthey\s)(?<!\bhe\s)(?<!\bshe\s)(?<!\bwho\s)(?<!\bwhere\s)(?<!\bthat\s)(?<!\bwhich\s)(?<!\bcan\s)"
+    r"keep(?:\s+(?:it|that|them|this|those))?"
+    r"(?:\s+(?:lah|la|leh|na|ha|please|pls|ok|okay|for now|obviously|though))*(?=\s*(?:[.;,!?\u2013\u2014]|$)))"
+    r"\b", _I)
 _NOT_A_SPARE = re.compile(r"^(?:it|that|this|them|those|these|everything|all|the rest|anything|nothing|none|me|"
                           r"track|tabs|in mind|a record|records|notes|quiet|mum(?!'))\b|\b(?:out of|off|away|from your|"
                           r"from whatever|private|secret|to yourself|between us|for now on|alive)\b", _I)
 # Where a clause saying what to keep may begin: "... -- the divorce itself can stay", not "nothing about my papers
 # with the immigration should stay".
-_CLAUSE_OPENS = re.compile(r"(?:^|[.;,!?:\u2013\u2014]\s*|\s-\s|\b(?:but|and|just|though)\s+)$", _I)
+_CLAUSE_OPENS = re.compile(r"(?:^|[.;,!?:\u2013\u2014\U0001F300-\U0001FAFF\u2600-\u27BF]\s*|\s-\s|"
+                           r"\b(?:but|and|just|though)\s+)$", _I)
 _NOT_MEANT_INSIDE = re.compile(r"^\W*(?:but\s+)?(?:not|except|but not|apart from|other than|besides|excluding)\s+",
                                _I)
 
@@ -412,7 +425,8 @@ def _is_list(pieces: list[str], separators: list[str]) -> bool:
     or a clause ("lactose intolerant, so ...")."""
     if len(pieces) < 2 or not all("," in s or re.search(r"\band\b|&", s, _I) for s in separators):
         return False
-    if any(len(p.split()) > _LIST_ITEM_WORDS or not p.strip() or _NOT_AN_ITEM.match(p) for p in pieces):
+    if any(len(p.split()) > _LIST_ITEM_WORDS or not p.strip() or _NOT_AN_ITEM.match(p) or _is_reason(p.strip())
+           for p in pieces):
         return False
     if len(pieces) >= 3:
         return True
@@ -603,6 +617,12 @@ _VERB_IN_ITEM = re.compile(rf"^\W*(?:please\s+|pls\s+|also\s+|and\s+)?(?:{_VERB}
                            rf"stop keeping)\b", _I)
 
 
+def _weak(target: str) -> bool:
+    """A target of a word or two in lower case, without a number or a determiner: nothing shows it names a thing."""
+    return len(target.split()) <= 2 and target == target.lower() and not re.search(r"\d", target) and \
+        not _HEAD.match(target) and "'" not in target
+
+
 def extract_targets(text: str) -> list[str]:
     """What ``text`` asks to forget, as the user wrote it; ["it"] for "forget it", [] when nothing is found."""
     raw = _respell((text or "")[:MAX_CHARS]).replace("’", "'").replace("‘", "'").replace("“", '"').replace("”", '"')
@@ -632,9 +652,16 @@ def _extract(raw: str) -> list[str]:
         topic = _topic_first(raw)
         return split_targets(topic) if topic else []
     candidates.sort(key=lambda c: (c[0], c[1]))
-    for _, _, target in candidates:
+    for _, start, target in candidates:
         # A target of only asking and politeness words ("be a dear", "away with it") names nothing either.
         if not is_vague(target) and request_gist(target):
+            # A word or two with nothing to show it names a thing ("the Nadia thing, lupain aja ya", "the
+            # military service thing, sil onu": another language's particles after its verb) gives way to the
+            # thing named before the request.
+            if _weak(target) and start > 0:
+                named = _topic_first(raw) or _look_back(raw[:start])
+                if named and not _weak(named):
+                    return split_targets(named)
             return split_targets(target)
     start = min(c[1] for c in candidates)
     named = _topic_first(raw) or (_look_back(raw[:start]) if start > 0 else None)
