@@ -69,6 +69,10 @@ ENGLISH_ORDINARY = [
         ("kun je vergeten wat ik zei", "kun je forget wat ik zei"),
         ("please futa ile kitu", "please delete ile kitu"),
         ("o meseleyi unut", "o meseleyi forget"),
+        ("pakidelete yung address ko", "please delete yung address ko"),
+        ("supprime ça", "delete that"),
+        ("abeg forget am", "please forget it"),
+        ("the loan, jiwojwo", "the loan, erase"),
         ("fais comme si I never told you", "act as if I never told you"),
     ],
 )

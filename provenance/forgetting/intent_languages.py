@@ -209,6 +209,8 @@ def _compile(pairs: list[tuple[str, str]], pronoun: bool) -> list[tuple[re.Patte
 _VERB_PATTERNS = _compile(_VERBS, pronoun=True)
 _PHRASE_PATTERNS = _compile(_PHRASES, pronoun=False)
 _HELPED_PATTERN = re.compile(rf"(?<![\w'-]){_HELPED}(?![\w'-])", re.IGNORECASE)
+# Tagalog's "paki-" (please) before an English verb: "pakidelete", "paki-forget".
+_PAKI = re.compile(r"(?<![\w'-])paki-?(?=(?:delete|remove|erase|forget|clear|wipe)\b)", re.IGNORECASE)
 
 
 def _object(match: re.Match) -> str:
@@ -220,7 +222,7 @@ def gloss(text: str) -> str:
     """``text`` with the lexicon's words in English ("porfa borra eso" -> "please delete that"); otherwise as is."""
     if not text:
         return text or ""
-    out = _HELPED_PATTERN.sub(lambda m: m.group("h"), text)
+    out = _HELPED_PATTERN.sub(lambda m: m.group("h"), _PAKI.sub("please ", text))
     for pattern, english in _VERB_PATTERNS:
         out = pattern.sub(lambda m, english=english: english + _object(m), out)
     for pattern, english in _PHRASE_PATTERNS:
