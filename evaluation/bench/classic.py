@@ -60,6 +60,8 @@ PREVIEW_REQUESTS = [
     "I'd rather you didn't know anything about my sister",
     "erase my salary and my phone number",
     "the Lisbon thing, don't keep it",
+    # a list: one target an item, each resolved on its own
+    "Please forget these:\n- where I live\n- my salary\n- what I said about my sister",
 ]
 
 
