@@ -92,9 +92,10 @@ _AFTER = [(re.compile(p, _I), rank) for p, rank in (
     (rf"\b(?:{_VERB})\b(?:\s+(?:out|off|away|up|about)\b)?\s*", 1),
 )]
 
+_EMOJI = r"\U0001F300-\U0001FAFF\u2600-\u27BF"  # the emoji and symbol blocks, for a character class
 # Laughter and emoji end a thought as a full stop does ("the bi thing lol my mum ...", "my cuz 😭 i aint ...").
 _SENTENCE_END = re.compile(r"[.!?]+(?=\s|$)|\s+[-\u2013\u2014]+\s+|\.\.\.|\s+(?:lol|lmao|haha+|rofl)\b|"
-                           r"\s*[\U0001F300-\U0001FAFF\u2600-\u27BF]+")
+                           rf"\s*[{_EMOJI}]+")
 _REMARK = re.compile(
     r"^(?:that|it|this|these|those|i|you|u|please|pls|thanks|thank|seriously|ok|okay|lol|and|so|but|sorry|also|"
     r"just|no|not|never|nobody|hey|wait|actually|can|could|would|will|do|don't|if|because|since|otherwise)\b|"
@@ -280,14 +281,14 @@ _PRONOUN_SAID = re.compile(r"(?:it|that|this|them)\s*[,:\-\u2013\u2014]\s*(?:abo
 # one)", "MY recovery, not Kayla's". Only ever a way to leave a statement out of what
 # is matched, never a target.
 _SPARED_AFTER = re.compile(
-    r"(?:^|[.;,!?:\u2013\u2014\U0001F300-\U0001FAFF\u2600-\u27BF]\s*|\s-\s|\b(?:but|and|just|though)\s+)"
+    rf"(?:^|[.;,!?:\u2013\u2014{_EMOJI}]\s*|\s-\s|\b(?:but|and|just|though)\s+)"
     r"(?:(?:you|u)\s+(?:can|may|could)\s+|"
     r"(?:feel free to|it's fine to|it's ok(?:ay)? to|ok(?:ay)? to|fine to|please|pls|actually|no|wait)\s+)?"
     r"(?:keep|leave|retain)\s+"
-    r"(?P<x>[^.;,!?\u2013\u2014\U0001F300-\U0001FAFF\u2600-\u27BF]+)", _I)
+    rf"(?P<x>[^.;,!?\u2013\u2014{_EMOJI}]+)", _I)
 _SPARED_BEFORE = re.compile(
     r"(?<!\bnothing about )(?<!\bnothing of )(?P<x>\b(?:(?:the|my|his|her|their|our)\s|[^\W\d_]+'s\s)"
-    r"[^.;,!?\u2013\u2014\U0001F300-\U0001FAFF\u2600-\u27BF]{0,60}?)\s+"
+    rf"[^.;,!?\u2013\u2014{_EMOJI}]{{0,60}}?)\s+"
     r"(?:itself\s+)?(?:(?:may|can|could|should)\s+(?:remain|stay)|(?:is|are)\s+(?:fine|ok|okay|not a problem|"
     r"no problem)|(?:is|are\s+)?whatever(?=\s*(?:[.;,!?]|$))|(?:you|u)\s+(?:can|may|could)\s+(?:keep|hold on to|"
     r"remember)|"
@@ -303,7 +304,7 @@ _NOT_A_SPARE = re.compile(r"^(?:it|that|this|them|those|these|everything|all|the
                           r"from whatever|private|secret|to yourself|between us|for now on|alive)\b", _I)
 # Where a clause saying what to keep may begin: "... -- the divorce itself can stay", not "nothing about my papers
 # with the immigration should stay".
-_CLAUSE_OPENS = re.compile(r"(?:^|[.;,!?:\u2013\u2014\U0001F300-\U0001FAFF\u2600-\u27BF]\s*|\s-\s|"
+_CLAUSE_OPENS = re.compile(rf"(?:^|[.;,!?:\u2013\u2014{_EMOJI}]\s*|\s-\s|"
                            r"\b(?:but|and|just|though)\s+)$", _I)
 _NOT_MEANT_INSIDE = re.compile(r"^\W*(?:but\s+)?(?:not|except|but not|apart from|other than|besides|excluding)\s+",
                                _I)
@@ -342,10 +343,10 @@ def _drop_interjections(target: str) -> str:
     """``target`` without the interjections it opens with ("lol ok my secret credit card debt", "ahh wait the RPG
     sequel thing"), when punctuation or a noun phrase shows where they end ("so much debt" keeps its "so")."""
     found = _INTERJECTION.match(target)
-    rest = target[found.end():] if found else target
-    if found and (not rest.strip() or re.search(r"[,.:!-]\s*$", found.group(0)) or _HEAD.match(rest)):
-        return target[found.end():]
-    return target
+    if not found:
+        return target
+    rest = target[found.end():]
+    return rest if not rest.strip() or re.search(r"[,.:!-]\s*$", found.group(0)) or _HEAD.match(rest) else target
 
 
 def _clean(target: str) -> str:
@@ -601,20 +602,19 @@ def _list_items(raw: str) -> list[str]:
     return []
 
 
+# An item that is a request of its own: "1. delete my address", "- don't keep the loan".
+_VERB_IN_ITEM = re.compile(rf"^\W*(?:please\s+|pls\s+|also\s+|and\s+)?(?:{_VERB}|don'?t keep|do not keep|"
+                           rf"stop keeping)\b", _I)
+
+
 def _item_targets(item: str) -> list[str]:
     """What one item of a list names: the target of its own request when it makes one ("1. delete my address"),
     else the item itself, with what it says after a dash as part of it ("the loan - the one from my uncle")."""
-    if any(not _NOT_A_SPARE.search(phrase) for _, _, phrase in _spared_clauses(item)) and \
-            re.match(r"\W*(?:keep|leave|retain|not|except|but not)\b", item, _I):
+    if _spared_clauses(item) and re.match(r"\W*(?:keep|leave|retain|not|except|but not)\b", item, _I):
         return []  # "- keep my passport": what stays is no target
     item = re.sub(r"\s+[-\u2013\u2014]+\s+", ", ", item.strip())
     own = [t for t in _extract(item) if not is_vague(t)] if _VERB_IN_ITEM.match(item) else []
     return own or split_targets(_clean(item))
-
-
-# An item that is a request of its own: "1. delete my address", "- don't keep the loan".
-_VERB_IN_ITEM = re.compile(rf"^\W*(?:please\s+|pls\s+|also\s+|and\s+)?(?:{_VERB}|don'?t keep|do not keep|"
-                           rf"stop keeping)\b", _I)
 
 
 def _weak(target: str) -> bool:
