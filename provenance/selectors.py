@@ -37,10 +37,17 @@ WITH RECURSIVE dep(id) AS (
 SELECT dep.id FROM dep JOIN memory_node n ON n.id = dep.id WHERE n.owner_id = %(owner)s
 """
 
-_EDGES_WITHIN_SQL = """
-SELECT e.src_id, e.dst_id FROM provenance_edge e
-WHERE e.owner_id = %(owner)s AND e.src_id = ANY(%(ids)s) AND e.dst_id = ANY(%(ids)s)
-ORDER BY e.src_id, e.dst_id
+# Dep(M) and the edges among its members, in one query: each member with each of its children (NULL for none).
+_DEP_EDGES_SQL = """
+WITH RECURSIVE dep(id) AS (
+    SELECT n.id FROM memory_node n WHERE n.id = ANY(%(seeds)s) AND n.owner_id = %(owner)s
+  UNION
+    SELECT e.dst_id FROM provenance_edge e JOIN dep ON e.src_id = dep.id WHERE e.owner_id = %(owner)s
+),
+members AS MATERIALIZED (SELECT dep.id FROM dep JOIN memory_node n ON n.id = dep.id WHERE n.owner_id = %(owner)s)
+SELECT m.id, e.dst_id FROM members m
+LEFT JOIN provenance_edge e ON e.src_id = m.id AND e.owner_id = %(owner)s AND e.dst_id IN (SELECT id FROM members)
+ORDER BY m.id, e.dst_id
 """
 
 
@@ -65,14 +72,18 @@ def dep_explained(*, user: User, seeds: Iterable[int], max_depth: int | None = N
     """Dep(M) with, for each member, its distance from M and one shortest path from a seed.
     With ``max_depth`` = k, only members within k edges of a seed are returned."""
     seeds = {int(s) for s in seeds}
-    members = dep_ids(user=user, seeds=seeds)
-    if not members:
+    if not seeds:
         return {}
+    members: set[int] = set()
     children: dict[int, list[int]] = defaultdict(list)
     with connection.cursor() as cursor:
-        cursor.execute(_EDGES_WITHIN_SQL, {"ids": list(members), "owner": user.pk})
+        cursor.execute(_DEP_EDGES_SQL, {"seeds": sorted(seeds), "owner": user.pk})
         for src_id, dst_id in cursor.fetchall():
-            children[src_id].append(dst_id)
+            members.add(src_id)
+            if dst_id is not None:
+                children[src_id].append(dst_id)
+    if not members:
+        return {}
     found: dict[int, DepEntry] = {}
     queue: deque[int] = deque()
     for seed in sorted(seeds & members):

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from memory.models import Edge, Node, NodeKind
+from django.db import connection
+
+from memory.models import Node, NodeKind
 
 from ..models import DeletionRequest
 from ..selectors import DepEntry, dep_explained
@@ -22,18 +24,18 @@ if TYPE_CHECKING:
 DERIVED_KINDS = (NodeKind.SUMMARY, NodeKind.FACT)
 
 
-def _describe(nodes: dict[int, Node], pk: int) -> str:
-    node = nodes.get(pk)
-    if node is None:
+def _describe(nodes: dict[int, tuple[str, str | None]], pk: int) -> str:
+    kind, role = nodes.get(pk, (None, None))
+    if kind is None:
         return f"item {pk}"
-    if node.kind == NodeKind.MESSAGE:
-        role = getattr(getattr(node, "message", None), "role", "user")
+    if kind == NodeKind.MESSAGE:
         return f"{'reply' if role == 'assistant' else 'message'} {pk}"
-    return f"{node.kind} {pk}"
+    return f"{kind} {pk}"
 
 
-def explanation(path: list[int], nodes: dict[int, Node]) -> str:
-    """'reply 8 used message 4 in its context, and message 4 used message 1'."""
+def explanation(path: list[int], nodes: dict[int, tuple[str, str | None]]) -> str:
+    """'reply 8 used message 4 in its context, and message 4 used message 1' (``nodes``: each item's kind and,
+    for a message, its role)."""
     steps = [f"{_describe(nodes, dst)} used {_describe(nodes, src)}" for src, dst in zip(path, path[1:], strict=False)]
     steps.reverse()
     if not steps:
@@ -41,20 +43,28 @@ def explanation(path: list[int], nodes: dict[int, Node]) -> str:
     return steps[0] + " in its context" + "".join(f", and {s}" for s in steps[1:])
 
 
+# The derived records (facts, summaries) outside ``ids`` that something in ``ids`` was used to build and that have
+# no source outside ``ids``, each with its greatest source in ``ids``. The ids go as one array parameter: an IN list
+# of a few hundred ids cost more to build and send than the query took.
+_DERIVED_ORPHANS_SQL = """
+SELECT e.dst_id, max(e.src_id) FROM provenance_edge e JOIN memory_node d ON d.id = e.dst_id
+WHERE e.owner_id = %(owner)s AND e.src_id = ANY(%(ids)s) AND d.owner_id = %(owner)s AND d.kind = ANY(%(kinds)s)
+  AND NOT (e.dst_id = ANY(%(ids)s))
+  AND NOT EXISTS (
+    SELECT FROM provenance_edge o WHERE o.owner_id = %(owner)s AND o.dst_id = e.dst_id AND NOT (o.src_id = ANY(%(ids)s))
+  )
+GROUP BY e.dst_id
+"""
+
+
 def derived_orphans(*, user: User, ids: set[int]) -> dict[int, int]:
     """Derived records outside ``ids`` (the user's) all of whose sources are in ``ids``, each with one of its
     sources."""
     if not ids:
         return {}
-    edges = Edge.objects.filter(owner=user)
-    built = dict(
-        edges.filter(src_id__in=ids, dst__kind__in=DERIVED_KINDS)
-        .exclude(dst_id__in=ids)
-        .order_by("dst_id", "src_id")
-        .values_list("dst_id", "src_id")
-    )
-    backed = set(edges.filter(dst_id__in=list(built)).exclude(src_id__in=ids).values_list("dst_id", flat=True))
-    return {pk: source for pk, source in built.items() if pk not in backed}
+    with connection.cursor() as cursor:
+        cursor.execute(_DERIVED_ORPHANS_SQL, {"owner": user.pk, "ids": sorted(ids), "kinds": list(DERIVED_KINDS)})
+        return dict(cursor.fetchall())
 
 
 def dep_closed(
@@ -72,7 +82,8 @@ def dep_closed(
 def plan(*, user: User, matched: dict[int, Match], depth: int | None) -> dict:
     """The preview's content: matched, tainted (with shortest path and explanation), derived."""
     dep = dep_closed(user=user, seeds=set(matched), depth=depth)
-    nodes = Node.objects.filter(owner=user).select_related("message").in_bulk(list(dep))
+    nodes = {pk: (kind, role) for pk, kind, role in
+             Node.objects.filter(owner=user, pk__in=list(dep)).values_list("pk", "kind", "message__role")}
     out: dict = {"matched": [], "tainted": [], "derived": []}
     for pk, m in sorted(matched.items()):
         entry = {"id": pk, "reason": m.reason}
@@ -80,10 +91,10 @@ def plan(*, user: User, matched: dict[int, Match], depth: int | None) -> dict:
             entry["score"] = m.score
         out["matched"].append(entry)
     for entry in sorted(dep.values(), key=lambda e: (e.depth, e.id)):
-        node = nodes[entry.id]
-        if node.kind in DERIVED_KINDS:
+        kind = nodes[entry.id][0]
+        if kind in DERIVED_KINDS:
             named = entry.id in matched and matched[entry.id].reason in NAMING_REASONS
-            out["derived"].append({"id": entry.id, "kind": node.kind, "action": "erase" if named else "rebuild"})
+            out["derived"].append({"id": entry.id, "kind": kind, "action": "erase" if named else "rebuild"})
         if entry.id in matched:
             continue
         out["tainted"].append(

@@ -40,7 +40,6 @@ from functools import cache
 
 import numpy as np
 from django.db import connection
-from django.db.models import QuerySet
 from rapidfuzz import fuzz, process
 
 from dellm_site.ai.embedding import get_embedder
@@ -106,15 +105,10 @@ class Resolution:
     related: list[Candidate]
 
 
-def _statements(*, user) -> QuerySet[Node]:
-    """The items a request can name: the user's own messages that state something and active facts. A message
-    that only asks ("where do I live?", "recommend a film") holds no statement of the user's (``Node.informative``,
-    decided when it was stored; "what helps with migraines? mine start at night" does state something)."""
-    return (
-        Node.objects.for_user(user)
-        .filter(retrievable=True, informative=True, kind__in=[NodeKind.MESSAGE, NodeKind.FACT])
-        .exclude(kind=NodeKind.MESSAGE, message__role="assistant")
-    )
+# The items a request can name: the user's own messages that state something, and active facts. A message that
+# only asks ("where do I live?", "recommend a film") holds no statement of the user's (``Node.informative``, decided
+# when it was stored; "what helps with migraines? mine start at night" does state something); the assistant's
+# replies are none either. Both queries below select exactly these.
 
 
 _QUOTED = re.compile(r"[\"“‘']([^\"”’']{2,})[\"”’']")
@@ -178,20 +172,22 @@ def _holders(*, user, lexemes: set[str]) -> dict[str, set[int]]:
     return found
 
 
-# The CANDIDATES statements (as ``_statements`` selects them; the embedding row carries its node's owner, kind and
+# The CANDIDATES statements (the items a request can name; the embedding row carries its node's owner, kind and
 # retrievable-and-informative flag) nearest to each of several vectors, in one scan of the user's rows for every
-# view of a request instead of one scan per view. Vectors come back in pgvector's binary
+# view of a request instead of one scan per view: each row's distance to every vector computed once (materialized),
+# then each vector's nearest by a top-N sort of those distances (a full sort per vector, as a window function
+# ranks, took twice as long on a 10,000-message history). Vectors come back in pgvector's binary
 # form (``vector_send``: two 16-bit integers, then big-endian float4), which numpy reads directly; parsing their
 # text form cost more than the query.
 _NEAREST_SQL = """
-WITH distances AS (
+WITH distances AS MATERIALIZED (
     SELECT e.node_id AS id, {distances}
     FROM memory_embedding e
     LEFT JOIN chat_message m ON m.node_ptr_id = e.node_id AND m.owner_id = %(owner)s
     WHERE e.owner_id = %(owner)s AND e.retrievable AND e.kind IN ('message', 'fact')
       AND m.role IS DISTINCT FROM 'assistant'
 )
-SELECT id FROM (SELECT id, {places} FROM distances) ranked WHERE {nearest}
+SELECT id, (SELECT count(*) FROM distances) FROM ({nearest}) nearest
 """
 _VECTORS_SQL = "SELECT node_id, vector_send(vector) FROM memory_embedding WHERE owner_id = %s AND node_id = ANY(%s)"
 
@@ -200,22 +196,23 @@ def _unpack(raw: bytes) -> np.ndarray:
     return np.frombuffer(raw, dtype=">f4", offset=4).astype(np.float32)
 
 
-def _nearest(*, user, vectors: list[np.ndarray]) -> dict[int, np.ndarray]:
-    """The user's statements nearest to any of ``vectors`` (CANDIDATES each), with their vectors."""
+def _nearest(*, user, vectors: list[np.ndarray]) -> tuple[dict[int, np.ndarray], int]:
+    """The user's statements nearest to any of ``vectors`` (CANDIDATES each), with their vectors; and how many
+    statements with a vector the user has (0 when none is near, i.e. there are none)."""
     if not vectors:
-        return {}
+        return {}, 0
     with connection.cursor() as cursor:
-        # One distance column per vector (each row read once, and only its id and distances kept), then the
-        # places in each column's order.
+        # One distance column per vector (each row read once, and only its id and distances kept), then each
+        # column's first CANDIDATES.
         sql = _NEAREST_SQL.format(
             distances=", ".join(f"e.vector <=> %(v{i})s::vector AS d{i}" for i in range(len(vectors))),
-            places=", ".join(f"row_number() OVER (ORDER BY d{i}, id) AS p{i}" for i in range(len(vectors))),
-            nearest=" OR ".join(f"p{i} <= %(k)s" for i in range(len(vectors))),
+            nearest=" UNION ".join(f"(SELECT id FROM distances ORDER BY d{i}, id LIMIT %(k)s)"
+                                   for i in range(len(vectors))),
         )
         params = {"owner": user.pk, "k": CANDIDATES, **{f"v{i}": vector_literal(v) for i, v in enumerate(vectors)}}
         cursor.execute(sql, params)
-        ids = [pk for (pk,) in cursor.fetchall()]
-    return _vectors_of(user=user, ids=ids)
+        rows = cursor.fetchall()
+    return _vectors_of(user=user, ids=[pk for pk, _ in rows]), (rows[0][1] if rows else 0)
 
 
 def _vectors_of(*, user, ids: list[int]) -> dict[int, np.ndarray]:
@@ -389,9 +386,11 @@ def resolve(
     fallback: str | None = None,
     context: str | None = None,
     context_vector: list[float] | None = None,
+    fallback_vector: list[float] | None = None,
 ) -> Resolution:
     """Matched and possibly related items for the request's targets (each target resolved on its own, every one
-    alongside ``context``, the whole request, when given).
+    alongside ``context``, the whole request, when given). Vectors not given (``vectors``, ``context_vector``,
+    ``fallback_vector``) are embedded together, in one pass.
 
     When the targets match nothing, ``fallback`` (the whole request's gist) is resolved instead, and what the
     targets only found as possibly related is still offered."""
@@ -408,14 +407,16 @@ def resolve(
     use_context = bool(context and context.strip() and context.strip().lower() not in
                        {t.strip().lower() for t in targets})
     missing = ([] if vectors is not None else targets) + ([context] if use_context and context_vector is None else [])
-    missing += ([fallback] if use_fallback else []) + spared
+    missing += ([fallback] if use_fallback and fallback_vector is None else []) + spared
     embedded = iter(np.asarray(get_embedder().embed(missing), dtype=np.float32)) if missing else iter(())
     target_vectors = [np.asarray(v, dtype=np.float32) for v in vectors] if vectors is not None else [
         next(embedded) for _ in targets]
     context_vec = None
     if use_context:
         context_vec = np.asarray(context_vector, dtype=np.float32) if context_vector is not None else next(embedded)
-    fallback_vec = next(embedded) if use_fallback else None
+    fallback_vec = None
+    if use_fallback:
+        fallback_vec = np.asarray(fallback_vector, dtype=np.float32) if fallback_vector is not None else next(embedded)
     spared_vecs = [next(embedded) for _ in spared]
     texts = [*targets, *([context] if use_context else []), *([fallback] if use_fallback else []), *spared]
     lexemes = iter(_lexemes(texts))
@@ -426,7 +427,6 @@ def resolve(
     if not views and fallback_view is None:
         return Resolution(matched=[], related=[])
 
-    statements = _statements(user=user)
     all_views = [*views, *([context_view] if context_view else []), *([fallback_view] if fallback_view else [])]
     spelt = {abbreviation: words for view in all_views if view is not fallback_view
              for abbreviation, words in initialisms(view.text).items()}
@@ -434,23 +434,26 @@ def resolve(
     _abbreviations_hold_their_words(holders, spelt)
     ids: set[int] = {pk for found in holders.values() if len(found) <= RARE_HOLDERS for pk in found}
     found_kinds = kinds()
-    probes = []
+    probes = [view.vector for view in all_views]
+    named_kinds = []  # the statements nearest the kind a view names (each kind once)
     for view in all_views:
-        probes.append(view.vector)
         affinity = found_kinds.affinity(view.vector[None, :])[0]
-        if affinity.max() > NAMES_A_KIND:  # the statements nearest the kind the target names
-            probes.append(found_kinds.centroids[int(affinity.argmax())])
-    near = _nearest(user=user, vectors=probes)
+        if affinity.max() > NAMES_A_KIND and int(affinity.argmax()) not in named_kinds:
+            named_kinds.append(int(affinity.argmax()))
+    near, total = _nearest(user=user, vectors=[*probes, *(found_kinds.centroids[k] for k in named_kinds)])
     ids.update(near)
     if not ids:
         return Resolution(matched=[], related=[])
     # Only what the targets name: the rest of a request is full of short words that name nothing ("ya", "af").
-    contents = dict(Node.objects.filter(pk__in=ids, owner=user).values_list("pk", "content"))
+    contents, kinds_of = {}, {}
+    for pk, content, kind in Node.objects.filter(pk__in=ids, owner=user).values_list("pk", "content", "kind"):
+        contents[pk], kinds_of[pk] = content, kind
     _statements_spell_out(holders=holders, contents=contents, words=set().union(*(view.lexemes for view in views)))
     _misspellings_hold_their_words(holders=holders, contents=contents,
                                    texts=[view.text for view in all_views if view is not fallback_view])
-    scorer = _Scorer(user=user, ids=sorted(ids), holders=holders, total=statements.count(), known=near)
-    kinds_of = dict(Node.objects.filter(pk__in=scorer.ids, owner=user).values_list("pk", "kind"))
+    # The rarity of a word is its share of the statements with a vector (those a request can match).
+    scorer = _Scorer(user=user, ids=sorted(ids), holders=holders, total=total, known=near)
+    kinds_of = {pk: kinds_of[pk] for pk in scorer.ids if pk in kinds_of}
     statement_of, taken_from = _statement_of(user=user, facts=[pk for pk in scorer.ids
                                                                if kinds_of.get(pk) == NodeKind.FACT])
     units = [statement_of.get(pk, pk) for pk in scorer.ids]

@@ -159,11 +159,18 @@ def forget_preview(
     vectors: list[list[float]] = []
     if mode in VECTOR_MODES:
         targets = request_targets(query) if mode == "natural" else [query]
-        vectors = [[float(x) for x in v] for v in get_embedder().embed(targets)]
         fallback = request_gist(query) if mode == "natural" else None
+        # The targets, the whole request and its gist in one pass of the embedder (each pass costs about as much
+        # as a sentence, however few its texts).
+        texts = list(dict.fromkeys(t for t in [*targets, *([query, fallback] if mode == "natural" else [])]
+                                   if t and t.strip()))
+        embedded = dict(zip(texts, ([float(x) for x in v] for v in get_embedder().embed(texts)), strict=True))
+        vectors = [embedded[t] for t in targets]
         matched, related = resolved_matches(
             user=user, targets=targets, vectors=vectors, threshold=threshold, fallback=fallback,
             context=query if mode == "natural" else None,
+            context_vector=embedded.get(query) if mode == "natural" else None,
+            fallback_vector=embedded.get(fallback) if fallback else None,
         )
         query = "; ".join(targets)
     else:
@@ -180,16 +187,24 @@ def forget_preview(
     the_plan["related"] = [r for r in related if r["id"] not in plan_ids(the_plan)]
     the_plan["conversation"] = int(conversation_id) if mode == "conversation" else None
     the_plan["plan_ms"] = round((time.monotonic() - started) * 1000, 1)
-    return DeletionRequest.objects.create(
-        id=uuid.uuid4(),
-        owner=user,
-        mode=mode,
-        depth=depth,
-        threshold=threshold,
-        expires_at=timezone.now() + timedelta(minutes=settings.DELLM_FORGET_PREVIEW_MINUTES),
-        plan=the_plan,
-        working={**_working_set(user=user, mode=mode, query=query, matched=matched, vectors=vectors), "target": query},
-    )
+    outermost = not transaction.get_connection().in_atomic_block
+    with transaction.atomic():
+        if outermost:
+            # A preview deletes nothing and is made again in a click: its own commit need not wait for the disk
+            # (a crash may lose the last moment's previews, never leave anything half-written).
+            with transaction.get_connection().cursor() as cursor:
+                cursor.execute("SELECT set_config('synchronous_commit', 'off', true)")
+        return DeletionRequest.objects.create(
+            id=uuid.uuid4(),
+            owner=user,
+            mode=mode,
+            depth=depth,
+            threshold=threshold,
+            expires_at=timezone.now() + timedelta(minutes=settings.DELLM_FORGET_PREVIEW_MINUTES),
+            plan=the_plan,
+            working={**_working_set(user=user, mode=mode, query=query, matched=matched, vectors=vectors),
+                     "target": query},
+        )
 
 
 def forget_confirm(
