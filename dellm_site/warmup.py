@@ -19,7 +19,8 @@ logger = logging.getLogger(__name__)
 _lock = threading.Lock()
 _thread: threading.Thread | None = None
 # What the apps add to the warm-up (name, action): each app registers its own lazily loaded pieces from its
-# AppConfig.ready, so this module needs no app of its own (the forget-intent model registers from provenance).
+# AppConfig.ready, so this module needs no app of its own (the forget-intent model and the kinds of information
+# that target resolution uses register from provenance).
 STEPS: list[tuple[str, object]] = []
 
 
@@ -33,7 +34,8 @@ _state: dict[str, object] = {"status": "not started", "ms": None}
 def warm_up() -> dict:
     """Load, in this thread, every lazily loaded piece of a chat turn: the embedder (with one embedding, so the
     first real one pays no first-call cost either), what the apps registered (``warm_up_register``: the
-    forget-intent model), the LLM backend and a database connection. Returns how long each took, in milliseconds."""
+    forget-intent model, the kinds of information), the LLM backend and a database connection. Returns how long
+    each took, in milliseconds."""
     from django.db import connection
 
     from dellm_site.ai.embedding import get_embedder

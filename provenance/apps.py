@@ -22,3 +22,12 @@ class ProvenanceConfig(AppConfig):
             intent_detect("warm up")
 
         warm_up_register("intent", intent_load)
+
+        def kinds_load() -> None:
+            # The kinds of personal information target resolution places requests and items among: their
+            # phrases take about a second to embed, which a user's first Forget in words would wait for.
+            from .forgetting.categories import kinds
+
+            kinds()
+
+        warm_up_register("kinds", kinds_load)

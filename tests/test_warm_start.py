@@ -12,7 +12,7 @@ import pytest
 
 from dellm_site import warmup
 from dellm_site.ai import embedding
-from provenance.forgetting import intent
+from provenance.forgetting import categories, intent
 from tests.conftest import app_env, start_web, start_worker
 
 MODEL_LOADED = "embedder: loaded"
@@ -58,6 +58,9 @@ def fresh_warmup(monkeypatch):
     embedder = embedding.LocalEmbedder()
     monkeypatch.setattr(embedding, "get_embedder", lambda: embedder)
     monkeypatch.setattr(intent, "get_embedder", lambda: embedder)  # the detector reads the same model's layers
+    # The kinds of information are embedded by the same model, into a cache of their own for this test only.
+    monkeypatch.setattr(categories, "get_embedder", lambda: embedder)
+    monkeypatch.setattr(categories, "_cache", {})
     monkeypatch.setattr(warmup, "_thread", None)
     monkeypatch.setattr(warmup, "_state", {"status": "not started", "ms": None})
     yield embedder
@@ -84,7 +87,7 @@ def test_a_turn_during_the_load_waits_for_the_same_load(fresh_warmup):
     assert len(got) == 1 and got[0].shape == (384,)
     assert SlowModel.built == 1
     state = warmup.warm_state()
-    assert state["status"] == "ready" and set(state["steps"]) == {"embedder", "intent", "llm", "database"}
+    assert state["status"] == "ready" and set(state["steps"]) == {"embedder", "intent", "kinds", "llm", "database"}
 
 
 def test_the_test_process_and_the_processes_it_starts_do_not_warm_up_unless_asked(settings, transactional_db):
