@@ -10,7 +10,7 @@ from django.core.management import call_command
 from dellm_site.ai.embedding import get_embedder
 from provenance.forgetting import intent
 from provenance.forgetting.intent_signals import SIGNAL_NAMES, keeps_only
-from provenance.forgetting.intent_targets import extract_targets, request_spared
+from provenance.forgetting.intent_targets import extract_targets, request_spared, request_unaddressed
 
 # Written for this test, in phrasings the corpus templates do not use.
 REQUESTS = [
@@ -191,6 +191,28 @@ def test_targets_one_entry_per_thing_named(text, targets):
 ])
 def test_what_a_request_says_to_keep(text, spared):
     assert request_spared(text) == spared
+
+
+@pytest.mark.parametrize(("text", "unaddressed"), [
+    # A letter's greeting and signature go: the writer's name there names nothing to forget.
+    ("Sir, I must ask that my medical condition not be preserved. Yours, Albert Whitfield",
+     "I must ask that my medical condition not be preserved."),
+    ("My dear assistant, I would be obliged if you did not hold onto it. Yours sincerely, Winifred",
+     "I would be obliged if you did not hold onto it."),
+    ("Good evening. Please remove the place where we live.", "Please remove the place where we live."),
+    ("delete my email. Love, Gran x", "delete my email."),
+    ("Please forget my salary.\n- Tomasz", "Please forget my salary."),
+    ("Hi Maya, forget my address", "forget my address"),
+    # A name in the request itself stays, after a dash too; so does a thank-you with no name.
+    ("Please forget Tom Baker", "Please forget Tom Baker"),
+    ("forget the guy I'm seeing — Arjun", "forget the guy I'm seeing — Arjun"),
+    ("Forget my address please. Thanks!", "Forget my address please. Thanks!"),
+    ("forget about Best Buy", "forget about Best Buy"),
+    # Nothing but a greeting is kept as it is.
+    ("Dear Sir,", "Dear Sir,"),
+])
+def test_a_letters_greeting_and_signature_are_no_part_of_the_request(text, unaddressed):
+    assert request_unaddressed(text) == unaddressed
 
 
 @pytest.mark.parametrize(

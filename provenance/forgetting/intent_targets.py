@@ -696,11 +696,35 @@ FRAME_WORDS = set(
 _GIST_WORD = re.compile(r"[\w'’.-]*\w", re.UNICODE)
 
 
+# How a message written as a letter opens and closes: "Dear Sir,", "Good evening.", "My dear assistant,"; "Yours,
+# Albert Whitfield", "Kind regards, Ines", "Love, Gran x", a last line "- Tom". The writer's own name there names
+# nothing to forget (and would match "My name is Albert Whitfield"); a name after a dash in the sentence ("my ex --
+# Tom") is no signature.
+_SALUTATION = re.compile(r"^\s*(?:(?:my\s+)?dear(?:est)?|sir|madam|hi|hello|hey|hiya|greetings|"
+                         r"good\s+(?:morning|afternoon|evening|day))\b(?:\s+[^\s,.!?\n]+){0,3}\s*[,.!:\n]+\s*", _I)
+_VALEDICTION = re.compile(
+    r"(?:^|(?<=[.!?\n]))\s*(?:(?i:yours|kind regards|best regards|warm regards|warmest regards|regards|best wishes|"
+    r"all the best|best|cheers|many thanks|thanks|thank you|thx|ta|love|lots of love|sincerely|respectfully|"
+    r"cordially|with thanks|with gratitude|god bless|blessings)(?i:\s+(?:sincerely|faithfully|truly|again|so much|"
+    r"very much|in advance))?\s*[,.!]*\s*(?:\n\s*)?|(?<=\n)[-\u2013\u2014~]\s*)"
+    r"(?P<name>(?:(?:[A-Z][\w'\u2019.-]*|x+)\s*){1,4})[.!\s]*$")
+
+
+def request_unaddressed(text: str) -> str:
+    """``text`` without the greeting it opens with and the valediction and name it closes with, when it has them
+    ("Sir, I must ask that my medical condition ... Yours, Albert Whitfield" -> "I must ask that my medical
+    condition ..."); the text itself when that would leave nothing."""
+    found = _VALEDICTION.search(text)
+    body = text[: found.start()] if found else text
+    body = _SALUTATION.sub("", body, count=1)
+    return body.strip() or text
+
+
 def request_gist(text: str) -> str:
     """What a request is about once its asking, deleting and politeness words are gone: "the PIN I told you,
     the one that's Bríd's birthday, would you get rid of it" -> "PIN one Bríd's birthday". Used when no target
     can be read from the request's shape; "" when nothing is left."""
-    raw = _NOT_MEANT.sub("", _respell((text or "")[:MAX_CHARS]).replace("’", "'"))
+    raw = _NOT_MEANT.sub("", _respell(request_unaddressed((text or "")[:MAX_CHARS])).replace("’", "'"))
     words = [w for w in _GIST_WORD.findall(raw) if w.lower().strip(".") not in FRAME_WORDS]
     return " ".join(words)
 

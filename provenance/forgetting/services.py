@@ -26,7 +26,7 @@ from .audit import audit_open
 from .deferred import after_verification
 from .execution import execute
 from .intent import forget_request_target, is_vague
-from .intent_targets import request_gist
+from .intent_targets import request_gist, request_unaddressed
 from .jobs import is_large, job_create, job_progress, job_running, job_start
 from .maintenance import disk_reclaim_pending, disk_reclaim_schedule
 from .matching import MODES, TEXT_MODES, VECTOR_MODES, Match, match, resolved_matches
@@ -160,17 +160,15 @@ def forget_preview(
     if mode in VECTOR_MODES:
         targets = request_targets(query) if mode == "natural" else [query]
         fallback = request_gist(query) if mode == "natural" else None
-        # The targets, the whole request and its gist in one pass of the embedder (each pass costs about as much
-        # as a sentence, however few its texts).
-        texts = list(dict.fromkeys(t for t in [*targets, *([query, fallback] if mode == "natural" else [])]
-                                   if t and t.strip()))
+        context = request_unaddressed(query) if mode == "natural" else None
+        # The targets and the whole request in one pass of the embedder (each pass costs about as much as a
+        # sentence, however few its texts); the gist only if the targets match nothing (``resolve``).
+        texts = list(dict.fromkeys(t for t in [*targets, context] if t and t.strip()))
         embedded = dict(zip(texts, ([float(x) for x in v] for v in get_embedder().embed(texts)), strict=True))
         vectors = [embedded[t] for t in targets]
         matched, related = resolved_matches(
             user=user, targets=targets, vectors=vectors, threshold=threshold, fallback=fallback,
-            context=query if mode == "natural" else None,
-            context_vector=embedded.get(query) if mode == "natural" else None,
-            fallback_vector=embedded.get(fallback) if fallback else None,
+            context=context, context_vector=embedded.get(context) if context else None,
         )
         query = "; ".join(targets)
     else:
