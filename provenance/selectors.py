@@ -28,23 +28,18 @@ from .models import DeletionRequest, DeletionStatus
 if TYPE_CHECKING:
     from dellm_site.types import User
 
-_DEP_SQL = """
-WITH RECURSIVE dep(id) AS (
-    SELECT n.id FROM memory_node n WHERE n.id = ANY(%(seeds)s) AND n.owner_id = %(owner)s
-  UNION
-    SELECT e.dst_id FROM provenance_edge e JOIN dep ON e.src_id = dep.id WHERE e.owner_id = %(owner)s
-)
-SELECT dep.id FROM dep JOIN memory_node n ON n.id = dep.id WHERE n.owner_id = %(owner)s
-"""
-
-# Dep(M) and the edges among its members, in one query: each member with each of its children (NULL for none).
-_DEP_EDGES_SQL = """
+# Dep(M): the seeds the user owns and every node reachable from them (``members``).
+_DEP_CTE = """
 WITH RECURSIVE dep(id) AS (
     SELECT n.id FROM memory_node n WHERE n.id = ANY(%(seeds)s) AND n.owner_id = %(owner)s
   UNION
     SELECT e.dst_id FROM provenance_edge e JOIN dep ON e.src_id = dep.id WHERE e.owner_id = %(owner)s
 ),
 members AS MATERIALIZED (SELECT dep.id FROM dep JOIN memory_node n ON n.id = dep.id WHERE n.owner_id = %(owner)s)
+"""
+_DEP_SQL = _DEP_CTE + "SELECT id FROM members"
+# Dep(M) and the edges among its members, in one query: each member with each of its children (NULL for none).
+_DEP_EDGES_SQL = _DEP_CTE + """
 SELECT m.id, e.dst_id FROM members m
 LEFT JOIN provenance_edge e ON e.src_id = m.id AND e.owner_id = %(owner)s AND e.dst_id IN (SELECT id FROM members)
 ORDER BY m.id, e.dst_id

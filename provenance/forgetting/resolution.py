@@ -386,11 +386,10 @@ def resolve(
     fallback: str | None = None,
     context: str | None = None,
     context_vector: list[float] | None = None,
-    fallback_vector: list[float] | None = None,
 ) -> Resolution:
     """Matched and possibly related items for the request's targets (each target resolved on its own, every one
-    alongside ``context``, the whole request, when given). Vectors not given (``vectors``, ``context_vector``,
-    ``fallback_vector``) are embedded together, in one pass.
+    alongside ``context``, the whole request, when given). Vectors not given (``vectors``, ``context_vector``) are
+    embedded together, in one pass.
 
     When the targets match nothing, ``fallback`` (the whole request's gist) is resolved instead, and what the
     targets only found as possibly related is still offered."""
@@ -402,7 +401,7 @@ def resolve(
         if first.matched:
             return first
     return _resolve(user=user, targets=targets, vectors=vectors, fallback=fallback, context=context,
-                    context_vector=context_vector, fallback_vector=fallback_vector)
+                    context_vector=context_vector)
 
 
 def _resolve(
@@ -413,15 +412,15 @@ def _resolve(
     fallback: str | None = None,
     context: str | None = None,
     context_vector: list[float] | None = None,
-    fallback_vector: list[float] | None = None,
 ) -> Resolution:
     """``resolve`` in one pass: the fallback, when given, among the views from the start."""
     targets = [t for t in targets if t.strip()]
     if vectors is not None and len(vectors) != len(targets):
         raise ValueError("one vector per target")
     # A letter's greeting and signature are no part of what it asks ("... Yours, Albert Whitfield").
-    if context and request_unaddressed(context) != context:
-        context, context_vector = request_unaddressed(context), None
+    unaddressed = request_unaddressed(context) if context else context
+    if unaddressed != context:
+        context, context_vector = unaddressed, None
     # What the request says to keep ("purge the PAN, keep aadhaar") is never matched, and no part of what it asks.
     spared = [s for s in request_spared(context) if s.strip().lower() not in {t.strip().lower() for t in targets}] \
         if context else []
@@ -432,16 +431,14 @@ def _resolve(
     use_context = bool(context and context.strip() and context.strip().lower() not in
                        {t.strip().lower() for t in targets})
     missing = ([] if vectors is not None else targets) + ([context] if use_context and context_vector is None else [])
-    missing += ([fallback] if use_fallback and fallback_vector is None else []) + spared
+    missing += ([fallback] if use_fallback else []) + spared
     embedded = iter(np.asarray(get_embedder().embed(missing), dtype=np.float32)) if missing else iter(())
     target_vectors = [np.asarray(v, dtype=np.float32) for v in vectors] if vectors is not None else [
         next(embedded) for _ in targets]
     context_vec = None
     if use_context:
         context_vec = np.asarray(context_vector, dtype=np.float32) if context_vector is not None else next(embedded)
-    fallback_vec = None
-    if use_fallback:
-        fallback_vec = np.asarray(fallback_vector, dtype=np.float32) if fallback_vector is not None else next(embedded)
+    fallback_vec = next(embedded) if use_fallback else None
     spared_vecs = [next(embedded) for _ in spared]
     texts = [*targets, *([context] if use_context else []), *([fallback] if use_fallback else []), *spared]
     lexemes = iter(_lexemes(texts))
