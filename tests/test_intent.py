@@ -159,6 +159,24 @@ def test_the_features_are_optional_and_give_the_same_answer(vectors):
         ("ugh shouldn't have mentioned my cousin's arrest, forget it", ["my cousin's arrest"]),
         ("forget Maria's surgery please, she'd hate anyone knowing", ["Maria's surgery"]),
         ("please delete my brother's debts and he's so ashamed of them", ["my brother's debts"]),
+        # A target that sums up, then spelt out: after its sentence, between dashes, or by a second request; a
+        # reason after it is no part of it; the summing-up target's name goes with each thing.
+        ("Could you drop both money things? The overdraft at Barclays and what I lent Petra.",
+         ["The overdraft at Barclays", "what I lent Petra"]),
+        ("The stuff about my parents — Dad's gambling and Mum's surgery — I'd like it gone.",
+         ["Dad's gambling", "Mum's surgery"]),
+        ("I'm uneasy about you holding my legal details. Please erase the custody hearing and the restraining order.",
+         ["the custody hearing", "the restraining order"]),
+        ("please forget everything about Auntie Grace? Her eviction and the money she borrowed.",
+         ["Her eviction Auntie Grace", "the money she borrowed Auntie Grace"]),
+        ("forget the health stuff. The doctor said I'm fine now and my wife knows.", ["the health stuff"]),
+        # An abbreviation's full stop ends no sentence.
+        ("erase my ID no. and my NHS number please", ["my ID no", "my NHS number"]),
+        # A request pointing back at what came before it, past an aside or what is not meant.
+        ("My time in rehab — I'd rather not dwell on it — please let all of that go.", ["My time in rehab"]),
+        ("My own surgery — not my husband's, mine — I'd like that taken out of your memory.", ["My own surgery"]),
+        ("Would you mind not keeping what I said about Dominik?", ["Dominik"]),
+        ("I oughtn't to have given you my passport number. Would you drop it?", ["my passport number"]),
     ],
 )
 def test_targets_one_entry_per_thing_named(text, targets):

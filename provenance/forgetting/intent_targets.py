@@ -22,7 +22,8 @@ VAGUE = {
     "what i told you", "what i said", "what i mentioned", "what i shared", "what i wrote", "all that", "all of that",
     "that stuff", "this stuff", "the thing", "that thing", "it all", "any of it", "everything i told you", "what",
     "before", "earlier", "previously", "today", "yesterday", "anywhere", "nowhere", "anywhere else", "him", "her",
-    "the other one", "the other thing", "the other", "that one", "this one", "one",
+    "the other one", "the other thing", "the other", "that one", "this one", "one", "the whole lot",
+    "the whole lot of it", "the lot", "the lot of it", "the whole thing", "all of them", "the pair of them",
 }
 _I = re.IGNORECASE
 _KEEPING = (r"keep(?:ing)? (?:track of|tabs on|a record of|records of|notes of|a note of)|hav(?:e|ing)|"
@@ -34,12 +35,20 @@ _MEMORY_PLACE = (r"(?:own\s+)?(?:(?:long[- ]term\s+)?(?:mem\w{0,2}or(?:y|ies)|st
                  r"notes|list(?: of things about me)?|memory hole|brain|files|database|db|logs?|knowledge|profile|"
                  r"context)")
 
+_POINTER = (r"it|that|this|them|those|these|all (?:of )?(?:it|that|this|them|those)|all that|the (?:whole )?lot(?: of "
+            r"(?:it|them))?|the whole thing|both(?: of them)?")
+
 # Patterns with the target in the middle: (pattern, priority); lower priority wins.
 _BETWEEN = [re.compile(p, _I) for p in (
     rf"\b(?:tak|get|put|clean|send|cross|scratch|strik|knock)(?:e|s|es|ing|ting)?\s+(?!rid of\b)(?P<t>.+?)\s+"
     rf"(?:out of|off|down|from)\s+(?:your|the|my)\s+{_MEMORY_PLACE}\b",
     r"\b(?:want|like|need|have|get|prefer)\s+(?P<t>(?!you\b|u\b|to\b|it\b).+?)\s+(?:to be\s+)?(?:gone|erased|deleted|"
     r"removed|wiped|stored|kept|saved|sitting|forgotten|excluded|left out|purged|scrubbed|dropped)\b",
+    # A pronoun pointing back at what came before: "I'd like that taken out of your memory", "please let all of
+    # that go", "I want it gone, all of it" (the pronoun is vague: the thing named before it is the target).
+    rf"\b(?:want|like|need|have|get|prefer)\s+(?P<t>{_POINTER})\s+(?:to be\s+)?(?:gone|erased|deleted|removed|wiped|"
+    r"forgotten|purged|scrubbed|dropped|cleared|struck|taken (?:out|off|away)|put (?:out|away)|thrown out|binned)\b",
+    rf"\blet\s+(?P<t>{_POINTER})\s+go\b",
     r"\b(?:make sure|ensure|see to it that|check that)\s+(?P<t>(?!you\b|u\b|to\b|i\b).+?)\s+(?:is|are|gets?)\s+"
     r"(?:deleted|gone|wiped|erased|removed|forgotten)\b",
     # The target first, then what should become of it: "X shouldn't be in your memory", "X is not something to keep".
@@ -69,17 +78,21 @@ _AFTER = [(re.compile(p, _I), rank) for p, rank in (
      r"(?:knowing|know|remembering|"
      r"remember|keeping|keep|storing|store|having|have|retain|retaining|hold(?:ing)? on ?to|forgot|forget|deleted|"
      r"delete|unlearn)\b(?:\s+(?:about|anything about))?\s*", 0),
-    (r"\b(?:you|u)\s+(?:shouldn'?t|should not|don'?t need to|no longer need to|don'?t need|do not need)\s+"
-     r"(?:be\s+)?(?:(?:know|knowing|keeping|keep|remember|store|storing|have)\s+)?", 0),
+    (r"\b(?:you|u)\s+(?:shouldn'?t|should not|don'?t need to|no longer need to|don'?t need|do not need|needn'?t|"
+     r"need not|don'?t have to|no longer have to)\s+"
+     r"(?:be\s+)?(?:(?:know|knowing|keeping|keep|remember|store|storing|have|carry|carrying)\s+)?", 0),
     (r"\b(?:pretend|act (?:as if|like)|forget|regret|wish|shouldn'?t have|should not have|never should have|"
+     r"oughtn'?t (?:to )?have|ought not (?:to )?have|"
      r"let'?s pretend|undo|why|second thoughts)\b[^.?!,]{0,25}?\b(?:told you|tell(?:ing)? you|mention(?:ed|ing)?|"
-     r"said|say(?:ing)?|shar(?:ed|ing)|hear(?:d)?(?: about)?|me telling you|typed|wrote|pasted|posted|entered|gave you)"
+     r"said|say(?:ing)?|shar(?:ed|ing)|hear(?:d)?(?: about)?|me telling you|typed|wrote|pasted|posted|entered|gave you|"
+     r"given you|give you)"
      r"\b\s*(?:(?:about|anything about|that(?!\s*\W)|with you)\s+)?", 0),
     # A rule for the future: "(from now on) you don't know about the jobs I do off the books".
     (r"^\W*(?:(?:and|so|ok|okay)\s+)?(?:you|u)\s+(?:don'?t|do not|no longer|never|won'?t)\s+(?:know|remember|recall|"
      r"keep|have|hear)\s+(?:about\s+|anything about\s+|of\s+)?", 0),
     (r"\b(?:take|taking)\s+back\s+what i (?:said|told you|mentioned)\s+(?:about\s+)?", 0),
-    (rf"\b(?:stop|stopping|quit|quitting|don'?t|do not|no longer|never|cease|not to|(?:you|u)\s+(?:\w+ly\s+)?not)\s+"
+    (rf"\b(?:stop|stopping|quit|quitting|don'?t|do not|no longer|never|cease|not to|(?:mind|consider|try)\s+not|"
+     rf"(?:you|u)\s+(?:\w+ly\s+)?not)\s+"
      rf"(?:{_KEEPING})\b\s*", 0),
     (r"\bno (?:record|trace|memory|note)s? of\s+", 0),
     # "my daughter's allergy info - I'd rather that wasn't stored": the target came before.
@@ -125,7 +138,7 @@ _TAIL = re.compile(
     r"i mean it|lol|lmao|haha+|yeah|yea|x+|xoxo|whatsoever|at all|in here|on here|on record|specifically|in particular|"
     r"would you|will you|ok|okay|with you|as per .*|under gdpr|already|altogether|if that'?s ok(?:ay)?|if possible|"
     r"no questions asked|straight away|as discussed|for real|deleted|erased|removed|wiped|gone|forgotten|purged|"
-    r"saved|stored|kept|sitting there)$", _I)
+    r"saved|stored|kept|sitting there|around)$", _I)
 # "... anymore" ends the request, unless the target itself is negative ("my sister and I don't speak anymore").
 _ANYMORE = re.compile(r"^(?!.*\b(?:not|no longer|never)\b|.*n't\b)(.*?)\s+any ?more$", _I)
 _DERIVED = (r"notes?|entry|entries|records?|summary|summaries|memory|memories|profile(?:\s+(?:bit|entry|line|part))?|"
@@ -349,6 +362,9 @@ def _drop_interjections(target: str) -> str:
     return rest if not rest.strip() or re.search(r"[,.:!-]\s*$", found.group(0)) or _HEAD.match(rest) else target
 
 
+_ABBREVIATED = re.compile(r"\b(?:no|nr|num|acct|acc|ref|tel|approx|dept|st|mr|mrs|ms|dr|jr|sr|etc|vs|incl)$", _I)
+
+
 def _clean(target: str) -> str:
     target = _drop_interjections(target.strip())
     target = re.sub(r"\s{2,}", " ", _OCCASION.sub("", target)).strip()
@@ -369,6 +385,8 @@ def _clean(target: str) -> str:
     for cut in _SENTENCE_END.finditer(target):
         # The fact may run on ("... Le Petit Sultan. These books reflect ..."); a reason or a remark ends it.
         rest = target[cut.end():].strip()
+        if cut.group(0).strip() == "." and _ABBREVIATED.search(target[: cut.start()]) and re.match(r"[a-z]", rest):
+            continue  # "my ID no. and KRA PIN": an abbreviation's full stop
         if cut.group(0).strip() != "." or not rest or _REMARK.search(rest):
             target = target[: cut.start()]
             break
@@ -406,9 +424,10 @@ def is_vague(target: str) -> bool:
 # An aside that says what is not meant: "the job stuff (not the pay, the other thing)".
 # Or after a comma: "the overdraft thing, not the loan one", "my address, but not my phone number".
 _NOT_MEANT = re.compile(r"\s*\((?:not|except|but not|apart from|other than|besides|excluding)\b[^()]*\)?|"
-                        r"\s*[,;]\s*(?:but\s+)?(?:not|except|apart from|other than)\s+(?:the|my|his|her|their|our|"
-                        r"that|those|these)\s[^,.;!?()]*|"
-                        r"(?:\s*[,;]|(?<=[.!?]))\s*(?:but\s+)?(?:not|except|apart from|other than)\s+[^\W\d_]+'s\b"
+                        r"(?:\s*[,;\u2013\u2014]|\s-)\s*(?:but\s+)?(?:not|except|apart from|other than)\s+"
+                        r"(?:the|my|his|her|their|our|that|those|these)\s[^,.;!?()]*|"
+                        r"(?:\s*[,;\u2013\u2014]|\s-|(?<=[.!?]))\s*(?:but\s+)?(?:not|except|apart from|other than)\s+"
+                        r"[^\W\d_]+'s\b"
                         r"[^,.;!?()\u2013\u2014]*", _I)
 
 
@@ -521,6 +540,8 @@ def _look_back(prefix: str) -> str | None:
                     r"can you|could you|would you|can|could|would|will|i|wait|actually|no)\W*)*$", "", prefix, flags=_I)
     sentences = [s for s in re.split(rf"(?:{_SENTENCE_END.pattern}|:\s)", prefix) if s and s.strip()]
     for sentence in reversed(sentences[-3:]):
+        if _NOT_MEANT_INSIDE.match(sentence):
+            continue  # "My own operation - not Ronald's, mine - I'd like that taken out": what is not meant
         sentence = re.sub(r"^(?:there (?:is|was|'s)|here'?s)\s+", "", _INTERJECTION.sub("", sentence.strip()), flags=_I)
         told = _TOLD_ABOUT.search(sentence) or _TOLD_WHAT.search(sentence)
         if told:  # what the user says they told is named even when they call it private or a mistake
@@ -631,7 +652,62 @@ def extract_targets(text: str) -> list[str]:
         found = [t for item in items for t in _item_targets(item) if t and request_gist(t)]
         if found:
             return list(dict.fromkeys(found))
-    return _extract(raw)
+    return _elaborated(raw, _extract(raw))
+
+
+# A target that only sums up what it names ("both work things", "the money stuff", "my health details", "everything
+# about tío Ramón"), which the request may go on to spell out: "... ? The loan for the bakery and the fight about
+# paying it back", "... - our house savings, the StudyLink debt", "... details. Please delete my kidney disease and
+# my father's dialysis".
+_SUMMING_UP = re.compile(r"\b(?:things|stuff|details|info|information|matters|bits|ones|issues|problems|numbers|ids|"
+                         r"debts|loans|plans|particulars|affairs)"
+                         r"(?:\s+i\s+(?:gave|told|sent|shared with)\s+(?:you|u))?$", _I)
+_SUMMED_BEFORE = re.compile(r"\b(?:both|all|everything|anything|whatever|two|three|four)\b(?:\s+\S+){0,3}\s*$", _I)
+_ELABORATION_LEAD = re.compile(r"^[\s?.!:,;\-\u2013\u2014]*(?:(?:namely|i mean|that is|i\.e\.|like|both|so|"
+                               r"specifically|meaning|including|especially)\b[\s,:]*)?", _I)
+_ELABORATION_END = re.compile(r"[.!?]+(?=\s|$)|\s+[-\u2013\u2014]+(?:\s+|$)|[\u2013\u2014]")
+_NOT_ELABORATION = re.compile(rf"^\W*(?:{_THIRD_PERSON_REMARK}|it\b|it's|they\b|they're|that's|that is|that was|"
+                              r"this is|because|since|cause|as\b|but|"
+                              r"if\b|when\b|thanks?|thank you|please\b|pls\b|ok\b|okay|sorry|lol|not\b|except|"
+                              r"apart from|other than|excluding|but not)", _I)
+
+
+def _elaborated(raw: str, targets: list[str]) -> list[str]:
+    """The things a summing-up target is spelt out as, when the request goes on to name two or more (or asks
+    again, naming them); the summing-up target's names go with each ("the loan for the bakery tío Ramón")."""
+    if len(targets) != 1:
+        return targets
+    target = targets[0]
+    found = None if is_vague(target) else re.search(rf"(?<!\w){re.escape(target)}(?!\w)", raw, _I)
+    at = found.start() if found else -1
+    rest = raw[at + len(target):] if found else ""
+    dashed = re.match(r"\s*(?:[\u2013\u2014:]|\s-\s)", rest)
+    # What spells it out comes after a stop, a dash or a comma, not inside the target's own clause.
+    if not re.match(r"\s*[?.!:,;\u2013\u2014-]", rest) or not (
+            dashed or _SUMMING_UP.search(target) or _SUMMED_BEFORE.search(raw[:at])):
+        return targets
+    stopped = re.match(r"\s*[?.!]", rest)
+    rest = _ELABORATION_LEAD.sub("", rest, count=1)
+    if re.search(rf"\b(?:{_VERB})\b", rest, _I) and not dashed:
+        if not stopped:
+            return targets
+        again = _extract(rest)
+        # "... the betting stuff? and nuke whatever u already have on it": a second request about the same thing
+        found = [t for t in again if t and not is_vague(t) and t.lower() != target.lower()
+                 and not re.search(r"\b(?:it|that|this|them|those|these)\W*$", t, _I)]
+        return found if found and not any(_SUMMING_UP.search(t) for t in found) else targets
+    end = _ELABORATION_END.search(rest)
+    spelt = rest[: end.start()] if end else rest
+    if _NOT_ELABORATION.match(spelt):
+        return targets
+    items = [t for t in split_targets(spelt) if t and request_gist(t) and not is_vague(t)]
+    # "... stuff. The doctor said I'm fine now and my wife knows": a reason, not what the stuff was; after "that"
+    # a clause is a thing told ("both work things? That I want to quit because of my boss, and ...").
+    told = re.match(r"[\s?.!:,;\-\u2013\u2014]*that\b", raw[at + len(target):], _I)
+    if len(items) < 2 or any(_is_reason(item) for item in items[1 if told else 0:]):
+        return targets
+    names = " ".join(w for w in target.split() if w[:1].isupper() and w.lower() not in FRAME_WORDS)
+    return [f"{item} {names}" if names and names.lower() not in item.lower() else item for item in items]
 
 
 def _extract(raw: str) -> list[str]:
@@ -652,7 +728,14 @@ def _extract(raw: str) -> list[str]:
         topic = _topic_first(raw)
         return split_targets(topic) if topic else []
     candidates.sort(key=lambda c: (c[0], c[1]))
-    for _, start, target in candidates:
+    for rank, start, target in candidates:
+        # (unless a request came before it: "I'm retracting my therapy, don't keep it")
+        earlier = any((r <= 1 or not _SENTENCE_END.search(raw[a:start])) and a < start for r, a, _ in candidates)
+        if rank == 0 and start > 0 and target.lower() in VAGUE and not earlier:
+            # The request points back ("... - I'd like them gone"): the thing named before it, not a later verb's.
+            named = _topic_first(raw) or _look_back(raw[:start])
+            if named:
+                return split_targets(named)
         # A target of only asking and politeness words ("be a dear", "away with it") names nothing either.
         if not is_vague(target) and request_gist(target):
             # A word or two with nothing to show it names a thing ("the Nadia thing, lupain aja ya", "the
@@ -690,7 +773,7 @@ FRAME_WORDS = set(
     longer never ever again stop quit cease let sure make ensure pretend regret shouldn't wouldn't couldn't
     isn't aren't wasn't thing bit yeah yep lol pls plz asap immediately right away completely entirely
     permanently forever profile context storage exclude excluded future answers replies responses unsave
-    assistant bot chatbot machine anywhere somewhere kind outta
+    assistant bot chatbot machine anywhere somewhere kind outta one ones
     """.split()
 )
 _GIST_WORD = re.compile(r"[\w'’.-]*\w", re.UNICODE)

@@ -269,6 +269,23 @@ def initialisms(text: str, sizes: tuple[int, ...] = (3, 4)) -> dict[str, str]:
             for n in sizes for i in range(len(words) - n + 1) for run in [words[i: i + n]]}
 
 
+_ONE_FOR = re.compile(r"\b((?:[^\W\d_]+\s+){1,3}?)ones?\b", re.IGNORECASE)
+
+
+def stand_ins(text: str, context: str) -> dict[str, str]:
+    """What "the social insurance one" would be abbreviated to, "one" standing for a noun the request uses
+    elsewhere ("both my numbers - the social insurance one ...": "sin" for "social insurance numbers")."""
+    found = _ONE_FOR.search(text)
+    if not found:
+        return {}
+    words = [w for w in found.group(1).split() if w.lower() not in _LINKING]
+    if not words:
+        return {}
+    nouns = {w for w in re.findall(r"[^\W\d_]{3,}", context) if w.lower() not in _LINKING | {"one", "ones"}}
+    return {("".join(w[0] for w in words) + noun[0]).lower(): " ".join([*words, noun]) for noun in sorted(nouns)
+            if 3 <= len(words) + 1 <= 4 and noun not in words}
+
+
 def _abbreviations_hold_their_words(holders: dict[str, set[int]], spelt: dict[str, str]) -> None:
     """An item holding an abbreviation ("My TFN is ...") holds the words it stands for ("tax file number")."""
     held = {abbreviation: words for abbreviation, words in spelt.items() if holders.get(abbreviation)}
@@ -452,6 +469,10 @@ def _resolve(
     all_views = [*views, *([context_view] if context_view else []), *([fallback_view] if fallback_view else [])]
     spelt = {abbreviation: words for view in all_views if view is not fallback_view
              for abbreviation, words in initialisms(view.text).items()}
+    if context:
+        for view in views:
+            for abbreviation, words in stand_ins(view.text, context).items():
+                spelt.setdefault(abbreviation, words)
     holders = _holders(user=user, lexemes=set().union(*(v.lexemes for v in [*all_views, *spared_views]), spelt))
     _abbreviations_hold_their_words(holders, spelt)
     ids: set[int] = {pk for found in holders.values() if len(found) <= RARE_HOLDERS for pk in found}
@@ -500,11 +521,12 @@ def _resolve(
                 best[units[i]] = found
         return sorted(best.values(), key=lambda c: (-c.score, c.id))
 
-    def decide(view: _View, count: int | None = 1) -> tuple[list[Candidate], list[Candidate]]:
+    def decide(view: _View, count: int | None = 1, taken: frozenset[int] = frozenset()
+               ) -> tuple[list[Candidate], list[Candidate]]:
         """The statements ``view`` names: the first ``count`` when they lead the next by MATCH_GAP (or the last of
         them is sure on its own), and those within MATCH_MARGIN of the last; with ``count`` None, the first alone
         when it leads clearly, else the first few (up to MAX_SEVERAL) where the lead is widest."""
-        order = ranked(view)
+        order = [c for c in ranked(view) if statement_of.get(c.id, c.id) not in taken]
         if not order:
             return [], []
         scores = [c.score for c in order] + [0.0]
@@ -541,8 +563,16 @@ def _resolve(
     if len(views) == 1 and context_view is not None and counts[0] in (1, None):
         said = how_many(context_view.text)
         counts = [said if said != 1 else counts[0]]
-    for view, count in zip(views, counts, strict=True):
-        hits, near = decide(view, count)
+    decided = [decide(view, count) for view, count in zip(views, counts, strict=True)]
+    # Each target of several names a thing of its own ("the social insurance one and the health card"): one that
+    # matched nothing is decided again without the statements the others matched, which it need not lead.
+    for i, (view, count) in enumerate(zip(views, counts, strict=True)):
+        if not decided[i][0] and len(views) > 1:
+            taken = frozenset(statement_of.get(c.id, c.id) for j, (hits, _) in enumerate(decided) if j != i
+                              for c in hits)
+            if taken:
+                decided[i] = decide(view, count, taken)
+    for hits, near in decided:
         for c in hits:
             if c.id not in matched or matched[c.id].score < c.score:
                 matched[c.id] = c
