@@ -331,19 +331,6 @@ def test_one_stands_for_a_noun_the_request_uses_elsewhere():
     assert resolution.stand_ins("my tax number", "forget my tax number") == {}
 
 
-def test_a_number_named_by_the_one_it_stands_for_matches(user):
-    conversation = services.conversation_create(user=user)
-    statements = ("My SIN is 046 454 286.", "My health card number is 1234-567-890.",
-                  "I had to make an insurance claim after the flood.")
-    for text in statements:
-        say(user, conversation, text)
-    request = "Both my numbers, the social insurance one and the health card, please delete them."
-    matched, _ = matching.resolved_matches(user=user, targets=["the social insurance one", "the health card"],
-                                           context=request)
-    found = Message.objects.filter(pk__in=list(matched), role="user").values_list("content", flat=True)
-    assert sorted(found) == sorted(statements[:2])
-
-
 def test_asking_what_is_remembered_is_never_a_request():
     for text in ("What is stored about me right now? just curious", "Your memory is worse than my grandpa's honestly"):
         assert intent.intent_detect(text).outcome == "none", text

@@ -521,12 +521,11 @@ def _resolve(
                 best[units[i]] = found
         return sorted(best.values(), key=lambda c: (-c.score, c.id))
 
-    def decide(view: _View, count: int | None = 1, taken: frozenset[int] = frozenset()
-               ) -> tuple[list[Candidate], list[Candidate]]:
+    def decide(view: _View, count: int | None = 1) -> tuple[list[Candidate], list[Candidate]]:
         """The statements ``view`` names: the first ``count`` when they lead the next by MATCH_GAP (or the last of
         them is sure on its own), and those within MATCH_MARGIN of the last; with ``count`` None, the first alone
         when it leads clearly, else the first few (up to MAX_SEVERAL) where the lead is widest."""
-        order = [c for c in ranked(view) if statement_of.get(c.id, c.id) not in taken]
+        order = ranked(view)
         if not order:
             return [], []
         scores = [c.score for c in order] + [0.0]
@@ -564,14 +563,6 @@ def _resolve(
         said = how_many(context_view.text)
         counts = [said if said != 1 else counts[0]]
     decided = [decide(view, count) for view, count in zip(views, counts, strict=True)]
-    # Each target of several names a thing of its own ("the social insurance one and the health card"): one that
-    # matched nothing is decided again without the statements the others matched, which it need not lead.
-    for i, (view, count) in enumerate(zip(views, counts, strict=True)):
-        if not decided[i][0] and len(views) > 1:
-            taken = frozenset(statement_of.get(c.id, c.id) for j, (hits, _) in enumerate(decided) if j != i
-                              for c in hits)
-            if taken:
-                decided[i] = decide(view, count, taken)
     for hits, near in decided:
         for c in hits:
             if c.id not in matched or matched[c.id].score < c.score:
