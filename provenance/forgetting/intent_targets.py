@@ -678,24 +678,21 @@ def _elaborated(raw: str, targets: list[str]) -> list[str]:
     if len(targets) != 1:
         return targets
     target = targets[0]
-    found = None if is_vague(target) else re.search(rf"(?<!\w){re.escape(target)}(?!\w)", raw, _I)
-    at = found.start() if found else -1
-    rest = raw[at + len(target):] if found else ""
-    dashed = re.match(r"\s*(?:[\u2013\u2014:]|\s-\s)", rest)
+    place = None if is_vague(target) else re.search(rf"(?<!\w){re.escape(target)}(?!\w)", raw, _I)
+    after = raw[place.end():] if place else ""
+    dashed = re.match(r"\s*(?:[\u2013\u2014:]|\s-\s)", after)
     # What spells it out comes after a stop, a dash or a comma, not inside the target's own clause.
-    if not re.match(r"\s*[?.!:,;\u2013\u2014-]", rest) or not (
-            dashed or _SUMMING_UP.search(target) or _SUMMED_BEFORE.search(raw[:at])):
+    if not re.match(r"\s*[?.!:,;\u2013\u2014-]", after) or not (
+            dashed or _SUMMING_UP.search(target) or _SUMMED_BEFORE.search(raw[:place.start()])):
         return targets
-    stopped = re.match(r"\s*[?.!]", rest)
-    rest = _ELABORATION_LEAD.sub("", rest, count=1)
+    rest = _ELABORATION_LEAD.sub("", after, count=1)
     if re.search(rf"\b(?:{_VERB})\b", rest, _I) and not dashed:
-        if not stopped:
+        if not re.match(r"\s*[?.!]", after):
             return targets
-        again = _extract(rest)
         # "... the betting stuff? and nuke whatever u already have on it": a second request about the same thing
-        found = [t for t in again if t and not is_vague(t) and t.lower() != target.lower()
+        again = [t for t in _extract(rest) if t and not is_vague(t) and t.lower() != target.lower()
                  and not re.search(r"\b(?:it|that|this|them|those|these)\W*$", t, _I)]
-        return found if found and not any(_SUMMING_UP.search(t) for t in found) else targets
+        return again if again and not any(_SUMMING_UP.search(t) for t in again) else targets
     end = _ELABORATION_END.search(rest)
     spelt = rest[: end.start()] if end else rest
     if _NOT_ELABORATION.match(spelt):
@@ -703,7 +700,7 @@ def _elaborated(raw: str, targets: list[str]) -> list[str]:
     items = [t for t in split_targets(spelt) if t and request_gist(t) and not is_vague(t)]
     # "... stuff. The doctor said I'm fine now and my wife knows": a reason, not what the stuff was; after "that"
     # a clause is a thing told ("both work things? That I want to quit because of my boss, and ...").
-    told = re.match(r"[\s?.!:,;\-\u2013\u2014]*that\b", raw[at + len(target):], _I)
+    told = re.match(r"[\s?.!:,;\-\u2013\u2014]*that\b", after, _I)
     if len(items) < 2 or any(_is_reason(item) for item in items[1 if told else 0:]):
         return targets
     names = " ".join(w for w in target.split() if w[:1].isupper() and w.lower() not in FRAME_WORDS)
@@ -729,10 +726,10 @@ def _extract(raw: str) -> list[str]:
         return split_targets(topic) if topic else []
     candidates.sort(key=lambda c: (c[0], c[1]))
     for rank, start, target in candidates:
-        # (unless a request came before it: "I'm retracting my therapy, don't keep it")
-        earlier = any((r <= 1 or not _SENTENCE_END.search(raw[a:start])) and a < start for r, a, _ in candidates)
-        if rank == 0 and start > 0 and target.lower() in VAGUE and not earlier:
-            # The request points back ("... - I'd like them gone"): the thing named before it, not a later verb's.
+        # The request points back ("... - I'd like them gone"): the thing named before it, not a later verb's;
+        # unless a request came before it ("I'm retracting my therapy, don't keep it").
+        if rank == 0 and start > 0 and target.lower() in VAGUE and not any(
+                a < start and (r <= 1 or not _SENTENCE_END.search(raw[a:start])) for r, a, _ in candidates):
             named = _topic_first(raw) or _look_back(raw[:start])
             if named:
                 return split_targets(named)

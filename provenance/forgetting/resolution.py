@@ -279,11 +279,11 @@ def stand_ins(text: str, context: str) -> dict[str, str]:
     if not found:
         return {}
     words = [w for w in found.group(1).split() if w.lower() not in _LINKING]
-    if not words:
+    if not 2 <= len(words) <= 3:  # with the noun, three or four letters
         return {}
     nouns = {w for w in re.findall(r"[^\W\d_]{3,}", context) if w.lower() not in _LINKING | {"one", "ones"}}
     return {("".join(w[0] for w in words) + noun[0]).lower(): " ".join([*words, noun]) for noun in sorted(nouns)
-            if 3 <= len(words) + 1 <= 4 and noun not in words}
+            if noun not in words}
 
 
 def _abbreviations_hold_their_words(holders: dict[str, set[int]], spelt: dict[str, str]) -> None:
@@ -562,8 +562,8 @@ def _resolve(
     if len(views) == 1 and context_view is not None and counts[0] in (1, None):
         said = how_many(context_view.text)
         counts = [said if said != 1 else counts[0]]
-    decided = [decide(view, count) for view, count in zip(views, counts, strict=True)]
-    for hits, near in decided:
+    for view, count in zip(views, counts, strict=True):
+        hits, near = decide(view, count)
         for c in hits:
             if c.id not in matched or matched[c.id].score < c.score:
                 matched[c.id] = c
