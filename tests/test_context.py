@@ -206,8 +206,14 @@ def test_the_word_ranking_reads_one_users_competing_holders_of_a_word_from_its_o
     query = next(q["sql"] for q in captured.captured_queries if "frequency AS" in q["sql"])
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute("SET LOCAL enable_seqscan = off")
+        # On a few rows, once autovacuum has analysed the table, Postgres 18 may find reading the kinds through the
+        # (owner, kind, created_at) btree by skip scan cheaper; on a table this small which wins depends on when
+        # autovacuum last ran. Without that btree (dropped here, and back when the block rolls back), the query
+        # either reads the words' index or scans the table.
+        cursor.execute("DROP INDEX memory_node_owner_i_c23fda_idx")
         cursor.execute(f"EXPLAIN {query}")
         plan = "\n".join(row[0] for row in cursor.fetchall())
+        transaction.set_rollback(True)
     assert plan.count("Bitmap Index Scan on node_owner_words") == 2, plan
     assert "node_owner_fts" not in plan
 
