@@ -9,8 +9,14 @@ from django.core.management import call_command
 
 from dellm_site.ai.embedding import get_embedder
 from provenance.forgetting import intent
+from provenance.forgetting.intent_languages import gloss
 from provenance.forgetting.intent_signals import SIGNAL_NAMES, keeps_only
-from provenance.forgetting.intent_targets import extract_targets, request_spared, request_unaddressed
+from provenance.forgetting.intent_targets import (
+    extract_targets,
+    request_spared,
+    request_unaddressed,
+    request_without_other_tasks,
+)
 
 # Written for this test, in phrasings the corpus templates do not use.
 REQUESTS = [
@@ -410,3 +416,70 @@ def test_an_unsure_message_without_an_asking_word_is_asked_about_only_when_more_
         assert found.outcome == intent.NONE
     # The rules alone (another embedder) never ask without such a word.
     assert intent.intent_classify(text, None).outcome == intent.NONE
+
+
+@pytest.mark.parametrize(("text", "glossed"), [
+    # Dictated: "forget" heard as two words, punctuation said aloud.
+    ("could you for get about my sisters rent", "could you forget about my sisters rent"),
+    ("the thing about the bailiffs comma wipe it please full stop", "the thing about the bailiffs , wipe it please ."),
+    ("keep the irish one period", "keep the irish one ."),
+    # Never where the words mean themselves.
+    ("thanks for getting back to me", "thanks for getting back to me"),
+    ("where does the comma go in this sentence", "where does the comma go in this sentence"),
+    ("my period is late", "my period is late"),
+    ("she came home after a long period", "she came home after a long period"),
+])
+def test_dictated_words_are_read_as_typed(text, glossed):
+    assert gloss(text) == glossed
+
+
+@pytest.mark.parametrize(("text", "alone"), [
+    ("Drop what I told you about the lawsuit with Priya. Also, how long should I boil an egg?",
+     "Drop what I told you about the lawsuit with Priya."),
+    ("Could you write a haiku about autumn? And delete my old Leeds address while you're at it.",
+     "And delete my old Leeds address while you're at it."),
+    ("forget my gym membership number and also whats a good stretch for a sore back",
+     "forget my gym membership number"),
+    # A question about what the assistant holds, or one that names the thing, belongs to the request.
+    ("Do you still have my library card number? Please forget it.",
+     "Do you still have my library card number? Please forget it."),
+    ("The business with my landlord? Forget it.", "The business with my landlord? Forget it."),
+    # "and how much I earn" names a second thing; no other task here.
+    ("Forget my address and how much I earn.", "Forget my address and how much I earn."),
+    ("How do I clear my browser cache?", "How do I clear my browser cache?"),
+])
+def test_another_task_in_the_same_message_is_no_part_of_the_request(text, alone):
+    assert request_without_other_tasks(text) == alone
+
+
+def test_a_request_beside_another_task_is_not_answered_as_an_ordinary_turn():
+    found = intent.intent_detect("Could you suggest a name for my bakery? and also pretend i never told you "
+                                 "about the debt to my uncle Farid")
+    assert found.outcome in ("forget", "ask")
+    assert any("Farid" in t for t in found.targets)
+    assert not any("bakery" in t for t in found.targets)
+
+
+@pytest.mark.parametrize(("text", "targets", "spared"), [
+    ("Erase my IBAN — no, sorry, the sort code.", ["the sort code"], ["my IBAN"]),
+    ("forget what I said about Ruth, wait no, I mean about my cousin's surgery",
+     ["my cousin's surgery"], ["Ruth"]),
+    ("Delete my blood test results - sorry, not mine, my husband's scan.", ["my husband's scan"],
+     ["my blood test results"]),
+    ("Remove my car loan and my overdraft — actually just the overdraft.", ["the overdraft"], ["my car loan"]),
+    # Not corrections: an apology, "no one", an abbreviation's full stop.
+    ("forget my pension, sorry to be a pain", ["my pension"], []),
+    ("delete my new address — no one else has it", ["my new address"], []),
+    ("erase my policy no. and my NI number", ["my policy no", "my NI number"], []),
+])
+def test_a_request_corrected_as_it_is_written_names_what_follows_the_correction(text, targets, spared):
+    assert extract_targets(text) == targets
+    assert request_spared(text) == spared
+
+
+def test_what_to_keep_in_a_request_typed_without_stops():
+    assert extract_targets("scrap the ghana passport number keep the british one") == ["the ghana passport number"]
+    assert request_spared("scrap the ghana passport number keep the british one") == ["the british one"]
+    assert request_spared("remove my gym card number you can keep the library one") == ["the library one"]
+    # Someone who keeps something is no clause saying what to keep.
+    assert request_spared("forget where i keep the spare key") == []

@@ -25,7 +25,7 @@ from dellm_site.errors import ApplicationError
 
 from .intent_languages import gloss
 from .intent_signals import has_cue, keeps_only, signals
-from .intent_targets import extract_targets, is_vague, request_gist
+from .intent_targets import extract_targets, is_vague, request_gist, request_without_other_tasks
 
 __all__ = [
     "Intent", "MODEL_PATH", "forget_request_target", "intent_classify", "intent_detect", "intent_features",
@@ -195,7 +195,8 @@ def intent_classify(text: str, features: np.ndarray | None) -> Intent:
         outcome, confidence = NONE, min(confidence, ask / 2)
     # What it names is read where the rules read the request: in the gloss ("porfa borra lo de Ramiro" -> "please
     # delete the thing about Ramiro" -> "Ramiro"); a message with no other language's words is its own gloss.
-    targets = extract_targets(glossed) if outcome != NONE else []
+    # Another task in the same message ("... and also what's a good brunch place?") names nothing to forget.
+    targets = extract_targets(request_without_other_tasks(glossed)) if outcome != NONE else []
     if outcome == ASK and not targets:
         # Unsure, and no target in a shape the rules read ("could you please not hold on to the name of my
         # antidepressant?"): what is left of the message once its asking words are gone is what to ask about.
@@ -243,6 +244,19 @@ def intent_detect(text: str, *, features: np.ndarray | None = None) -> Intent:
     intent = intent_classify(text, features)
     if intent.outcome == FORGET or features is None or not has_cue(text):
         return intent
+    # A request beside another task ("Scrap the stuff about my brother owing me money. Also, when's the best time
+    # of year for Zanzibar?"): the task's words drown the request's. Judged again without that task, a request that
+    # is then sure is asked about: never more than "ask" ("Forgive and forget, my nan always said. ... Is it even
+    # healthy to try?" reads as sure without its question), so no false alarm comes of it. One more embedding, only
+    # for a message with a deletion word and a part that asks for something else.
+    glossed = gloss(text)
+    alone_text = request_without_other_tasks(glossed)
+    if alone_text != glossed:
+        alone = intent_classify(alone_text, _features_for(model, alone_text))
+        # Only when it names a thing: with the question gone, "Forget it lah, I'll just take Grab." waves off an
+        # idea, and is as sure as any request.
+        if alone.outcome == FORGET and any(not is_vague(t) for t in alone.targets):
+            return Intent(ASK, max(intent.confidence, _thresholds(model.full)[1]), alone.targets)
     # A long target ("forget that the author's father was a doctor in Taipei and ...") can drown the request in
     # its own topic. Judged again with the target set aside, a request that is then sure is asked about: never
     # more than "ask", so this second look cannot add a false alarm. Costs one more embedding, only here.

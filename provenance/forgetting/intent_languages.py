@@ -153,6 +153,12 @@ _VERBS: list[tuple[str, str]] = [
 _HELPED = (r"(?P<h>delete|remove|erase|forget|clear|wipe)\s+(?:kr|kar|kardo|krdo|karo|kro|pannu|pannidu|pannunga|"
            r"panniru|pannirunga|cheyyi|cheyandi|cheseyi|chey|kore dao|kore de|koro)"
            r"(?:\s*(?:do|de|dena|dijiye|dijie|na))?")
+# Not a punctuation mark said aloud when a determiner names it as a thing: "where does the comma go?"
+_SAID_ALOUD = r"(?<!\ba )(?<!\ban )(?<!\bthe )(?<!\bthis )(?<!\bthat )(?<!\bno )(?<!\boxford )(?<!\bany )"
+# "period" said aloud only at the end, after a word a sentence ends with: "keep the other one period", never "after
+# a long period".
+_PERIOD_SAID = "(?:" + "|".join(rf"(?<=\b{w} )" for w in "one it that this them mine please pls now thanks".split()) + \
+    r")period(?=\W*$)"
 _PHRASES: list[tuple[str, str]] = [
     # What turns a verb into a request, or a wish
     (r"n[aã]o quero que(?: voc[eê]| vc| tu)?", "I don't want you to"),
@@ -196,6 +202,14 @@ _PHRASES: list[tuple[str, str]] = [
     (r"rmv|rmove|rmov", "remove"),
     (r"dlt|del(?=\s+(?:my|the|that|this|it|ur|your|all|everything|abt|about)\b)", "delete"),
     (r"4get|frget|fgt", "forget"),
+    # Speech typed by a phone: "for get" heard as two words, punctuation said aloud ("delete that please comma
+    # thanks", "keep the british one full stop"); never "the comma", "a full stop", "my period".
+    (r"for get(?=\s+(?:it|that|this|them|those|about|abt|everything|all|what|the|my|where|how|any|anything|i|me)\b)",
+     "forget"),
+    (rf"{_SAID_ALOUD}comma", ","),
+    (rf"{_SAID_ALOUD}full stop|{_PERIOD_SAID}", "."),
+    (rf"{_SAID_ALOUD}question mark", "?"),
+    (rf"{_SAID_ALOUD}exclamation (?:mark|point)", "!"),
     (r"i no want|i not want", "I don't want"),
     (r"no need(?= (?:remember|keep|store|save|know|have|hold)\b)", "no need to"),
 ]

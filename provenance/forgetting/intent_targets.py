@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from .intent_signals import IMPERATIVE_VERBS as _VERB
-from .intent_signals import MAX_CHARS, respell
+from .intent_signals import MAX_CHARS, has_cue, respell
 
 VAGUE = {
     "it", "this", "that", "them", "those", "these", "everything", "all", "all of it", "something", "", "me",
@@ -113,7 +113,8 @@ _REMARK = re.compile(
     r"^(?:that|it|this|these|those|i|you|u|please|pls|thanks|thank|seriously|ok|okay|lol|and|so|but|sorry|also|"
     r"just|no|not|never|nobody|hey|wait|actually|can|could|would|will|do|don't|if|because|since|otherwise)\b|"
     r"\b(?:i|i'm|i've|i'd|me|my|you|your|them|please|thanks|forget|remember|delete|erase|private|personal|"
-    r"sensitive|would|wouldn't|won't|want|wants)\b|\?$", _I)
+    r"sensitive|would|wouldn't|won't|want|wants|told|knows|already|everyone|everybody|anyone|himself|herself|"
+    r"themselves)\b|\?$", _I)
 _THIRD_PERSON_REMARK = (r"(?:he|she|they)(?:'d|'s|'re|'ll|'ve|\s+(?:would|will|wo|is|was|are|were|has|had|does|"
                         r"doesn'?t|did|didn'?t|can|can'?t|could|couldn'?t|wants?|needs?|hates?|says?|said|thinks?|"
                         r"knows?|feels?|told|asked|begged|made|swore|trusts?|trusted|never|already|still|just|"
@@ -122,6 +123,7 @@ _COMMA_TAIL = re.compile(
     rf",\s*(?:it'?s|it was|that'?s|that was|this is|i\b|i'm|i'd|because|since|as\b|cause|cuz|thanks|thank you|thx|"
     rf"please|pls|ok\b|okay|would you|will you|can you|could you|if you|when you|now\b|for real|seriously|just|"
     rf"if that'?s|if possible|no questions|as discussed|thanks in advance|no need|(?:i\s+)?don'?t want|do not want|"
+    rf"sorry\b|"
     # a remark about someone: "Declan's Parkinson's, he'd hate anyone knowing", "her endometriosis, she doesn't ..."
     rf"{_THIRD_PERSON_REMARK}|"
     rf"(?:and\s+)?(?:please\s+)?(?:{_VERB}|don'?t keep|don'?t remember|do not keep)\b)", _I)
@@ -294,7 +296,10 @@ _PRONOUN_SAID = re.compile(r"(?:it|that|this|them)\s*[,:\-\u2013\u2014]\s*(?:abo
 # one)", "MY recovery, not Kayla's". Only ever a way to leave a statement out of what
 # is matched, never a target.
 _SPARED_AFTER = re.compile(
-    rf"(?:^|[.;,!?:\u2013\u2014{_EMOJI}]\s*|\s-\s|\b(?:but|and|just|though)\s+)"
+    rf"(?:^|[.;,!?:\u2013\u2014{_EMOJI}]\s*|\s-\s|\b(?:but|and|just|though)\s+|"
+    # typed or dictated without stops: "scrap the ghana one keep the british one"
+    r"(?<!\bnot)(?<!n't)(?<!\bnever)(?<!\bto)(?<!\bstop)(?<!\bi)(?<!\bwe)(?<!\byou)(?<!\bu)(?<!\bthey)(?<!\bcan)"
+    r"(?<!\bplease)(?<!\bpls)(?<!\bwho)(?<!\bwhere)\s+(?=(?:(?:you|u)\s+(?:can|may)\s+)?keep\s+(?:the|my|mine)\b))"
     r"(?:(?:you|u)\s+(?:can|may|could)\s+|"
     r"(?:feel free to|it's fine to|it's ok(?:ay)? to|ok(?:ay)? to|fine to|please|pls|actually|no|wait)\s+)?"
     r"(?:keep|leave|retain)\s+"
@@ -644,9 +649,50 @@ def _weak(target: str) -> bool:
         not _HEAD.match(target) and "'" not in target
 
 
+# A request corrected as it is written: "Delete my CURP - no, sorry, the RFC", "Wipe what I said about Tolu - wait,
+# no, I mean about my mum's illness", "delete my dad's diagnosis - sorry, not my dad, Imran's heart situation", "my
+# health card number and my SIN - actually just the SIN". What it names is what follows the correction; what it
+# named before is what it does not mean. "no" and "sorry" correct only on their own ("sorry to bother you", "no one
+# needs to know" do not), "I mean" alone spells out rather than corrects.
+_CORRECTION = re.compile(
+    r"(?:\s+[-\u2013\u2014]+\s*|\s*[,;.!]+\s*|\s+(?=(?:no+|sorry|wait)[\s,]+(?:no|sorry|wait|not|i mean)\b))"
+    r"(?:(?:(?:oh\s+)?(?:no+|nope|sorry|wait|oops|hang on|hold on)(?=[\s,.!:]*(?:no\b|sorry\b|wait\b|not\b|"
+    r"i\s+mean|i\s+meant|the\b|my\b|his\b|her\b|our\b|their\b|(?-i:[A-Z])))[\s,.!:]*)+"
+    r"(?:i\s+mean(?:t)?\s+|(?:it's|its)\s+)?|"
+    r"actually,?\s+(?=(?:just|only)\s+(?:the|my|his|her|our|their)\b))", _I)
+_CORRECTED_NOT = re.compile(r"^not\s+[^,.;:!?]{1,40}?[,;:]\s*(?:i\s+mean\s+|it's\s+|its\s+)?|^(?:just|only)\s+", _I)
+
+
+def _correction(raw: str) -> tuple[str, list[str]] | None:
+    """A request corrected as it is written: the request as corrected, and what it named before the correction."""
+    for found in _CORRECTION.finditer(raw):
+        before, after = raw[: found.start()], raw[found.end():]
+        if not has_cue(before) or not after.strip():
+            continue
+        named = [t for t in _extract(before) if not is_vague(t)]
+        if not named:
+            continue
+        corrected = _CORRECTED_NOT.sub("", after.lstrip(), count=1)
+        if not corrected.strip() or re.match(r"\W*(?:to|for|i\b|i'm|if|but|that's|it's|this|my bad|need|one)\b",
+                                             corrected, _I):
+            continue
+        # What follows must name a thing: "- actually, just do it now" asks again, it corrects nothing.
+        if not any(not is_vague(t) for t in _extract("forget " + corrected)):
+            continue
+        return "forget " + corrected, named
+    return None
+
+
+def _bare(target: str) -> str:
+    return re.sub(r"^(?:the|my|that|this|a|an)\s+", "", target.strip().lower())
+
+
 def extract_targets(text: str) -> list[str]:
     """What ``text`` asks to forget, as the user wrote it; ["it"] for "forget it", [] when nothing is found."""
     raw = _respell((text or "")[:MAX_CHARS]).replace("’", "'").replace("‘", "'").replace("“", '"').replace("”", '"')
+    corrected = _correction(raw)
+    if corrected:
+        raw = corrected[0]
     items = _list_items(raw)
     if items:
         found = [t for item in items for t in _item_targets(item) if t and request_gist(t)]
@@ -823,6 +869,10 @@ def request_spared(text: str) -> list[str]:
     """What ``text`` says to keep, one entry per thing named (none when it says nothing of the kind)."""
     raw = _respell((text or "")[:MAX_CHARS]).replace("’", "'")
     spared = []
+    corrected = _correction(raw)
+    if corrected:  # what a correction takes back is not meant ("Delete my CURP - no, sorry, the RFC")
+        now = {_bare(t) for t in extract_targets(corrected[0])}
+        spared += [t for t in corrected[1] if _bare(t) not in now]
     for _, _, phrase in _spared_clauses(raw):
         phrase = _clean(re.sub(r"\s+(?:for now|itself|as is|as it is|alone|then|though|too)\b.*$", "", phrase,
                                flags=_I))
@@ -838,3 +888,76 @@ def request_without_spared(text: str) -> str:
     for start, end, _ in sorted(clauses, reverse=True):
         raw = raw[:start] + raw[end:]
     return raw if clauses else (text or "")
+
+
+# --- a request beside other tasks ------------------------------------------------------------------------------
+# One message often does several things: "Can you plan me a route in the Dolomites? Also the money I owed the tax
+# office, no need to remember it", "take the trip out of your memory ta and hows the weather looking for auckland".
+# The other task's words are no part of what the request names, and they drown it: read as a whole, the message is
+# less of a request, and its "Dolomites" or "Chennai" can match a statement. Parts end at a sentence's end, a dash,
+# a line break, and, in text typed or dictated without stops, before "also" and before "and" that opens a question.
+_TASK_PARTS = re.compile(
+    r"(?<=[.!?])\s+|\s+[-\u2013\u2014]+\s+|\s*\n+\s*|\s*;\s*|,?\s+(?=(?:oh\s+)?and\s+also\b)|(?<!\band),?\s+(?=also\b)|"
+    r"\s+(?=and\s+(?:whats|what's|what\s+(?:is|are|do|does|should|would)|hows|how's|how\s+(?:do|does|can|is|are|"
+    r"should|would)|whens|when's|when\s+(?:is|are|do|does|should)|wheres|where's|where\s+(?:is|are|can|do|does|"
+    r"should)|whos|who's|is\s+there|are\s+there|can\s+you|could\s+you|do\s+you|any\s+(?:tips|ideas))\b)", _I)
+_PART_LEAD = re.compile(r"^\W*(?:(?:and|also|oh|ok|okay|so|hey|hi|um+|uh+|random|btw|anyway|but|right|quick|"
+                        r"question|separately|unrelated|plus|then)\b[\s,:!.]*)*", _I)
+# A part that asks for something else: a question ("when's the best time of year for Zanzibar?": a question mark, or
+# a question word and a verb), or a task ("draft me an email to my landlord", "help me choose an onsen").
+_TASK_OPENS = re.compile(
+    r"^(?:(?:what|how|when|where|who|why|which)(?:'s|s|'re|'d)?\s+(?:is|are|was|were|do|does|did|can|could|would|"
+    r"should|will|a|an|to|long|far|good|best)\b|"
+    r"(?:what|how|when|where|who)(?:'s|s)\b|"
+    r"(?:can|could|would|will|wud|cud)\s+(?:you|u|ya)\s+(?:please\s+|pls\s+|also\s+|quickly\s+)?(?:help|write|draft|"
+    r"make|plan|suggest|recommend|give|tell|find|show|throw|put|pick|choose|explain|translate|check|remind|sort|"
+    r"book|list|send|look|think|come up|summari[sz]e|work out|figure)\b|"
+    r"(?:please\s+|pls\s+)?(?:help me|write|draft|plan|suggest|recommend|give me|tell me|find me|show me|"
+    r"throw together|put together|pick|choose|explain|translate|remind me|make me|book|list)\b|"
+    r"(?:is|are|do|does|any)\s+(?:there|you|it|they|tips|ideas|good)\b)", _I)
+
+
+# A question about what the assistant holds is part of the request it comes with: "Do you still have my RFC? If
+# you do, please forget it", "You know the thing about my dad's heart? Forget it."
+_ABOUT_HOLDING = re.compile(r"\b(?:you|u|ya|your)\b.*\b(?:have|has|had|keep|kept|store|stored|storing|save|saved|"
+                            r"remember|know|knew|hold|holding|got|record|recorded|note|noted|notes|still|memory|"
+                            r"mention|mentioned|told|tell|said|say)\b", _I)
+
+
+def _another_task(part: str) -> bool:
+    body = _PART_LEAD.sub("", part).strip()
+    if not body or has_cue(body) or _ABOUT_HOLDING.search(body):
+        return False
+    return body.rstrip().endswith("?") or bool(_TASK_OPENS.match(body))
+
+
+def request_without_other_tasks(text: str) -> str:
+    """``text`` without its parts that ask for something else (a question, a task) and hold no word asking for
+    anything to go, when what is left still names a thing ("Scrap the stuff about my brother owing me money. Also,
+    when's the best time of year for Zanzibar?" -> "Scrap the stuff about my brother owing me money."); ``text``
+    itself when it has no such part, or when the request needs it ("You know the thing about my dad's heart?
+    Forget it.")."""
+    text = text or ""
+    if not has_cue(text):
+        return text
+    bounds, start = [], 0
+    for found in _TASK_PARTS.finditer(text):
+        if found.end() > start and found.start() > start:
+            bounds.append((start, found.start()))
+            start = found.end()
+    bounds.append((start, len(text)))
+    if len(bounds) < 2:
+        return text
+    kept = [text[a:b] for a, b in bounds if not _another_task(text[a:b])]
+    if len(kept) == len(bounds) or not kept:
+        return text
+    # The parts kept, joined as they were: a dash or a stop between them stays.
+    rest, last = "", None
+    for a, b in bounds:
+        if _another_task(text[a:b]):
+            continue
+        rest += (text[last:a] if last is not None else "") + text[a:b]
+        last = b
+    rest = rest.strip()
+    # Unless the request needs what was left out: "The business with my landlord? Forget it."
+    return rest if has_cue(rest) and any(not is_vague(t) for t in extract_targets(rest)) else text
