@@ -299,7 +299,7 @@ _SPARED_AFTER = re.compile(
     rf"(?:^|[.;,!?:\u2013\u2014{_EMOJI}]\s*|\s-\s|\b(?:but|and|just|though)\s+|"
     # typed or dictated without stops: "scrap the ghana one keep the british one"
     r"(?<!\bnot)(?<!n't)(?<!\bnever)(?<!\bto)(?<!\bstop)(?<!\bi)(?<!\bwe)(?<!\byou)(?<!\bu)(?<!\bthey)(?<!\bcan)"
-    r"(?<!\bplease)(?<!\bpls)(?<!\bwho)(?<!\bwhere)\s+(?=(?:(?:you|u)\s+(?:can|may)\s+)?keep\s+(?:the|my|mine)\b))"
+    r"(?<!\bplease)(?<!\bpls)(?<!\bwho)(?<!\bwhere)(?<!\brather)(?<!'d)(?<!\bwould)\s+(?=(?:(?:you|u)\s+(?:can|may)\s+)?keep\s+(?:the|my|mine)\b))"
     r"(?:(?:you|u)\s+(?:can|may|could)\s+|"
     r"(?:feel free to|it's fine to|it's ok(?:ay)? to|ok(?:ay)? to|fine to|please|pls|actually|no|wait)\s+)?"
     r"(?:keep|leave|retain)\s+"
@@ -656,7 +656,7 @@ def _weak(target: str) -> bool:
 # needs to know" do not), "I mean" alone spells out rather than corrects.
 _CORRECTION = re.compile(
     r"(?:\s+[-\u2013\u2014]+\s*|\s*[,;.!]+\s*|\s+(?=(?:no+|sorry|wait)[\s,]+(?:no|sorry|wait|not|i mean)\b))"
-    r"(?:(?:(?:oh\s+)?(?:no+|nope|sorry|wait|oops|hang on|hold on)(?=[\s,.!:]*(?:no\b|sorry\b|wait\b|not\b|"
+    r"(?:(?:(?:oh\s+)?(?:no+|nope|sorry|wait|oops|hang on|hold on)\b(?=[\s,.!:]*(?:no\b|sorry\b|wait\b|not\b|"
     r"i\s+mean|i\s+meant|the\b|my\b|his\b|her\b|our\b|their\b|(?-i:[A-Z])))[\s,.!:]*)+"
     r"(?:i\s+mean(?:t)?\s+|(?:it's|its)\s+)?|"
     r"actually,?\s+(?=(?:just|only)\s+(?:the|my|his|her|our|their)\b))", _I)
