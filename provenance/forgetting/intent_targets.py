@@ -299,7 +299,8 @@ _SPARED_AFTER = re.compile(
     rf"(?:^|[.;,!?:\u2013\u2014{_EMOJI}]\s*|\s-\s|\b(?:but|and|just|though)\s+|"
     # typed or dictated without stops: "scrap the ghana one keep the british one"
     r"(?<!\bnot)(?<!n't)(?<!\bnever)(?<!\bto)(?<!\bstop)(?<!\bi)(?<!\bwe)(?<!\byou)(?<!\bu)(?<!\bthey)(?<!\bcan)"
-    r"(?<!\bplease)(?<!\bpls)(?<!\bwho)(?<!\bwhere)(?<!\brather)(?<!'d)(?<!\bwould)\s+(?=(?:(?:you|u)\s+(?:can|may)\s+)?keep\s+(?:the|my|mine)\b))"
+    r"(?<!\bplease)(?<!\bpls)(?<!\bwho)(?<!\bwhere)(?<!\brather)(?<!'d)(?<!\bwould)"
+    r"\s+(?=(?:(?:you|u)\s+(?:can|may)\s+)?keep\s+(?:the|my|mine)\b))"
     r"(?:(?:you|u)\s+(?:can|may|could)\s+|"
     r"(?:feel free to|it's fine to|it's ok(?:ay)? to|ok(?:ay)? to|fine to|please|pls|actually|no|wait)\s+)?"
     r"(?:keep|leave|retain)\s+"
@@ -946,18 +947,10 @@ def request_without_other_tasks(text: str) -> str:
             bounds.append((start, found.start()))
             start = found.end()
     bounds.append((start, len(text)))
-    if len(bounds) < 2:
-        return text
-    kept = [text[a:b] for a, b in bounds if not _another_task(text[a:b])]
+    kept = [(a, b) for a, b in bounds if not _another_task(text[a:b])]
     if len(kept) == len(bounds) or not kept:
         return text
     # The parts kept, joined as they were: a dash or a stop between them stays.
-    rest, last = "", None
-    for a, b in bounds:
-        if _another_task(text[a:b]):
-            continue
-        rest += (text[last:a] if last is not None else "") + text[a:b]
-        last = b
-    rest = rest.strip()
+    rest = "".join(text[a:b] if i == 0 else text[kept[i - 1][1]:b] for i, (a, b) in enumerate(kept)).strip()
     # Unless the request needs what was left out: "The business with my landlord? Forget it."
     return rest if has_cue(rest) and any(not is_vague(t) for t in extract_targets(rest)) else text
