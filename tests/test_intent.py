@@ -69,7 +69,19 @@ def test_the_features_are_optional_and_give_the_same_answer(vectors):
         ("Please delete my address and my salary", ["my address", "my salary"]),
         ("forget where I live, how much I earn and my ex, Tom", ["where I live", "how much I earn", "my ex, Tom"]),
         ("Forget that I live in Lisbon and that I work as a nurse", ["I live in Lisbon", "I work as a nurse"]),
-        ("I'd rather you didn't know about my debts or my diagnosis", ["my debts or my diagnosis"]),
+        # "or" in a request names both things, as "and" does.
+        ("I'd rather you didn't know about my debts or my diagnosis", ["my debts", "my diagnosis"]),
+        ("forget whether I'm moving or not", ["whether I'm moving or not"]),
+        ("erase the op i had in istanbul and uh my health service number as well",
+         ["the op i had in istanbul", "my health service number"]),
+        # A later sentence asking again, or adding to the request, names a thing of its own.
+        ("Forget the baby news for now. And unlearn the lawsuit with Greg while you're at it, we settled.",
+         ["the baby news", "the lawsuit with Greg"]),
+        ("You can forget the accident. Same goes for the card I owe Mashreq on. The personal loan stays.",
+         ["the accident", "the card I owe Mashreq on"]),
+        ("Please forget my salary. Oh, and my PIN as well.", ["my salary", "my PIN"]),
+        ("Forget my address. I moved and I forget things easily.", ["my address"]),
+        ("Delete my address. Please make sure it's gone.", ["my address"]),
         ("pretend I never told you I'm lactose intolerant, so I have to be careful", [
             "I'm lactose intolerant, so I have to be careful"]),
         ("my salary? forget it", ["my salary"]),

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from .intent_signals import IMPERATIVE_VERBS as _VERB
-from .intent_signals import MAX_CHARS, has_cue, respell
+from .intent_signals import MAX_CHARS, has_cue, respell, signals
 
 VAGUE = {
     "it", "this", "that", "them", "those", "these", "everything", "all", "all of it", "something", "", "me",
@@ -135,7 +135,8 @@ _PLACE_TAIL = re.compile(
 _VERB_TAIL = re.compile(rf"\s+(?:and\s+)?(?:please\s+)?(?:{_VERB}|don'?t keep|don'?t remember|do not keep)\s+"
                         r"(?:it|that|this|them|all of it)\b.*$", _I)
 _TAIL = re.compile(
-    r"(?:\s+|^)(?:on file|in memory|for good|forever|completely|entirely|permanently|right now|right away|now|asap|"
+    r"(?:\s+|^)(?:on file|in memory|for good|forever|completely|entirely|permanently|right now|right away|for now|"
+    r"for the moment|for the time being|now|asap|"
     r"immediately|please|pls|thanks|thank you|ty|thx|cheers|for me|again|too|as well|if you can|when you get a chance|"
     r"i mean it|lol|lmao|haha+|yeah|yea|x+|xoxo|whatsoever|at all|in here|on here|on record|specifically|in particular|"
     r"would you|will you|ok|okay|with you|as per .*|under gdpr|already|altogether|if that'?s ok(?:ay)?|if possible|"
@@ -192,7 +193,7 @@ _HEAD = re.compile(
     r"^(?:my|his|her|their|our|the|that|this|those|these|where|what|how|when|why|whether|everything|anything|all|any|"
     r"i|i'm|i've|i'd|i'll|i was|we|he|she|they)\b", _I)
 _COMMA_NOT_HEAD = re.compile(r"^(?:which|who|whom|whose|where (?!i\b)|so|but|the one|the ones)\b", _I)
-_SEPARATOR = re.compile(r"(\s*,\s*(?:(?:and|&|plus|n)(?:\s+also)?\s+)?|\s+(?:and(?:\s+also)?|&|plus|as well as|"
+_SEPARATOR = re.compile(r"(\s*,\s*(?:(?:and|&|plus|n|or)(?:\s+also)?\s+)?|\s+(?:and(?:\s+also)?|or|&|plus|as well as|"
                         r"along with|together with|n|'n'|y|et|und)\s+)", _I)
 # After "and" (not a bare comma), a name, an abbreviation, someone's thing or another language's "my" or "the"
 # starts a thing of its own too ("my TFN and Medicare number", "my hepatitis and about Hung stealing", "mon SIN et
@@ -466,6 +467,8 @@ def split_targets(target: str) -> list[str]:
     heading = _LIST_HEADING.match(target)
     if heading and not request_gist(_COUNT_WORDS.sub("", heading.group("h"))):
         target = target[heading.end():]  # "these: address, TC number, the Berlin plan"
+    # A spoken filler between the things is no part of either ("the op in istanbul and uh my health number").
+    target = re.sub(r"(?<=\s)(?:uh+|um+|erm|uhm)\b[,\s]+", "", target, flags=_I)
     pieces = _SEPARATOR.split(_NOT_MEANT.sub("", target))
     listed = _is_list(pieces[0::2], pieces[1::2])
     parts = [pieces[0]]
@@ -699,7 +702,44 @@ def extract_targets(text: str) -> list[str]:
         found = [t for item in items for t in _item_targets(item) if t and request_gist(t)]
         if found:
             return list(dict.fromkeys(found))
-    return _elaborated(raw, _extract(raw))
+    targets = _elaborated(raw, _extract(raw))
+    return list(dict.fromkeys([*targets, *_further_requests(raw, targets)])) if targets else targets
+
+
+# A later sentence that adds to the request without asking again: "Same goes for the card I owe Mashreq on.",
+# "And Zara's run-in with the police last summer, that too.", "Oh, and my PIN as well."
+_SAME_FOR = re.compile(r"^\W*(?:and\s+)?(?:the\s+)?same\s+(?:goes|applies|for)\s+(?:for\s+|to\s+)?(?P<t>[^.!?]+)", _I)
+_THAT_TOO = re.compile(r"^\W*(?:(?:oh,?\s+)?and|also|plus)\s+(?P<t>[^.!?]+?)[,\s]+(?:(?:that|this|those|them|it)\s+)?"
+                       r"(?:too|as well|also)\W*$", _I)
+
+
+def _further_requests(raw: str, targets: list[str]) -> list[str]:
+    """What the sentences after the first request add to it, each a request of its own ("Stop keeping anything
+    about my brother's treatment. And no need to remember why things ended with my ex either.") or an addition to
+    it ("Same goes for the card."). A sentence holding a target already found, or naming nothing, adds nothing."""
+    sentences = [s for s in re.split(r"(?<=[.!?])\s+(?=\S)", raw) if s.strip()]
+    first = next((i for i, s in enumerate(sentences) if has_cue(s)), None)
+    if first is None or len(sentences) < 2:
+        return []
+    added: list[str] = []
+    for sentence in sentences[first + 1:]:
+        if any(t.lower() in sentence.lower() for t in targets if len(t) > 3):
+            continue
+        joined = _SAME_FOR.match(sentence) or _THAT_TOO.match(sentence)
+        if joined and not _NOT_AN_ITEM.match(joined.group("t")):
+            found = split_targets(_clean(joined.group("t")))
+        elif signals(sentence)["rule_request"] and not _spared_clauses(sentence):
+            found = _extract(sentence)
+        else:
+            continue
+        found = [_AT_IT.sub("", t) for t in found]
+        added += [t for t in found if t and not is_vague(t) and request_gist(t) and not _is_reason(t)
+                  and not re.match(r"\W*(?:we|he|she|they|you|u|i)\b", t, _I)
+                  and not re.search(r"\b(?:it|that|this|them|those|these|both)\W*$", t, _I)]
+    return added
+
+
+_AT_IT = re.compile(r"\s+(?:(?:while|whilst)\s+(?:you'?re|you are|ur|u r)\s+at\s+it|either|too|as well)\W*$", _I)
 
 
 # A target that only sums up what it names ("both work things", "the money stuff", "my health details", "everything

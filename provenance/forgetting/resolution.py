@@ -246,6 +246,12 @@ _SEVERAL = re.compile(
     r"(?:things|numbers|ids|debts|loans|conditions|diagnoses|illnesses))\b", re.IGNORECASE)
 
 
+# A target that reads as a clause about something named beside it ("what he did back then", "his mum doesn't want
+# it spread", "living under the one roof") rather than a thing of its own.
+_CLAUSE_TARGET = re.compile(r"^\W*(?:his|her|their|its|he|she|they|it|what|who|whom|how|why|when|where|which|that|"
+                            r"[a-z]+ing)\b|\b(?:he|she|they|it|i|you|we)\s+(?!and\b|or\b)[a-z']+", re.IGNORECASE)
+
+
 def how_many(text: str) -> int | None:
     """How many statements ``text`` names: 1 as a rule, a number it says ("both", "all three", "two things"), or
     None when it names several without saying how many ("the health things", "my debts")."""
@@ -529,11 +535,13 @@ def _resolve(
                 best[units[i]] = found
         return sorted(best.values(), key=lambda c: (-c.score, c.id))
 
-    def decide(view: _View, count: int | None = 1) -> tuple[list[Candidate], list[Candidate]]:
+    def decide(view: _View, count: int | None = 1, taken: frozenset[int] = frozenset()
+               ) -> tuple[list[Candidate], list[Candidate]]:
         """The statements ``view`` names: the first ``count`` when they lead the next by MATCH_GAP (or the last of
         them is sure on its own), and those within MATCH_MARGIN of the last; with ``count`` None, the first alone
-        when it leads clearly, else the first few (up to MAX_SEVERAL) where the lead is widest."""
-        order = ranked(view)
+        when it leads clearly, else the first few (up to MAX_SEVERAL) where the lead is widest. Statements in
+        ``taken`` (named by the request's other targets) are out of the running."""
+        order = [c for c in ranked(view) if statement_of.get(c.id, c.id) not in taken]
         if not order:
             return [], []
         scores = [c.score for c in order] + [0.0]
@@ -570,8 +578,18 @@ def _resolve(
     if len(views) == 1 and context_view is not None and counts[0] in (1, None):
         said = how_many(context_view.text)
         counts = [said if said != 1 else counts[0]]
-    for view, count in zip(views, counts, strict=True):
-        hits, near = decide(view, count)
+    decided = [decide(view, count) for view, count in zip(views, counts, strict=True)]
+    # Each target of a request names a thing of its own ("my NI number, and the NHS one too"): a target that
+    # leads nowhere clearly, because what another target names ranks beside its own, is decided again without
+    # the statements the others matched.
+    for i, (view, count) in enumerate(zip(views, counts, strict=True)):
+        if decided[i][0] or len(views) < 2 or _CLAUSE_TARGET.search(view.text):
+            continue
+        taken = frozenset(statement_of.get(c.id, c.id) for j, (hits, _) in enumerate(decided)
+                          if j != i and not _CLAUSE_TARGET.search(views[j].text) for c in hits)
+        if taken:
+            decided[i] = decide(view, count, taken)
+    for hits, near in decided:
         for c in hits:
             if c.id not in matched or matched[c.id].score < c.score:
                 matched[c.id] = c
