@@ -94,6 +94,13 @@ def _loans(user):
     ("forget the car loan, the tortoise and where I live", {
         "I still owe 9,000 on the car loan from Santander.", "I have a tortoise called Sheldon.",
         "I live at 4 Rua Augusta."}),
+    # "or" names both; a later sentence asking again, or adding to the request, names a statement of its own.
+    ("don't keep my Medicare number or the tortoise", {"My Medicare number is 2951 48372 1.",
+                                                      "I have a tortoise called Sheldon."}),
+    ("Please forget where I live. And unlearn the tortoise while you're at it.", {
+        "I live at 4 Rua Augusta.", "I have a tortoise called Sheldon."}),
+    ("Forget the car loan. Same goes for what I borrowed from Niko.", {
+        "I still owe 9,000 on the car loan from Santander.", "I borrowed 2,000 from my brother Niko."}),
     # Naming one of two alike statements matches that one only.
     ("forget what I owe Niko", {"I borrowed 2,000 from my brother Niko."}),
 ])
