@@ -81,6 +81,11 @@ def test_the_features_are_optional_and_give_the_same_answer(vectors):
          ["the accident", "the card I owe Mashreq on"]),
         ("Please forget my salary. Oh, and my PIN as well.", ["my salary", "my PIN"]),
         ("Forget my address. I moved and I forget things easily.", ["my address"]),
+        # "one" standing for what the request names elsewhere is spelt out; a "one" that counts is left alone.
+        ("Please forget both loans, the black credit and the Vietcombank one.",
+         ["loans", "the black credit", "the Vietcombank loan"]),
+        ("Could you let go of my NI number, and the NHS one too?", ["my NI number", "the NHS number"]),
+        ("forget the one time I got drunk", ["the one time I got drunk"]),
         ("Delete my address. Please make sure it's gone.", ["my address"]),
         ("pretend I never told you I'm lactose intolerant, so I have to be careful", [
             "I'm lactose intolerant, so I have to be careful"]),

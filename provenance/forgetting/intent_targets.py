@@ -703,7 +703,43 @@ def extract_targets(text: str) -> list[str]:
         if found:
             return list(dict.fromkeys(found))
     targets = _elaborated(raw, _extract(raw))
-    return list(dict.fromkeys([*targets, *_further_requests(raw, targets)])) if targets else targets
+    targets = [*targets, *_further_requests(raw, targets)] if targets else targets
+    return list(dict.fromkeys(_one_named(t, targets[:i], raw) for i, t in enumerate(targets)))
+
+
+# "one" standing for a thing the request names elsewhere: "both loans, the black credit and the Vietcombank one",
+# "my NI number, and the NHS one too", "the one from Yaw". Not "the one time I ..." nor "someone".
+_ONE = re.compile(r"\b(?P<o>ones?)\b(?=\s*(?:$|[,.;:!?)]|(?:from|with|for|to|about|at|in|on|of|that|which|who|i|you|"
+                  r"my|too|as well|and|or|again|either|please|pls)\b))", _I)
+_PLURAL_NOUN = re.compile(r"\b(?:both|two|three|four|all|my|the|those|these|of my)\s+(?:(?!ones?\b)[\w'-]+\s+)?"
+                          r"(?P<n>(?!(?:ones|things|bits|items|stuff|details|matters|parts|pieces|is|was|has|does|"
+                          r"yours|ours|theirs|this|its|us|those|these|as|always|perhaps|unless|plus|less)\b)"
+                          r"(?-i:[a-z]{2,}s|[A-Z]{2,}s))\b", _I)
+
+
+def _singular(noun: str) -> str:
+    if re.search(r"(?:ss|sh|ch|x|z)es$", noun, _I):
+        return noun[:-2]
+    if re.search(r"[^aeiou]ies$", noun, _I):
+        return noun[:-3] + "y"
+    return noun[:-1] if noun.lower().endswith("s") and not noun.lower().endswith("ss") else noun
+
+
+def _one_named(target: str, before: list[str], raw: str) -> str:
+    """``target`` with its "one" spelt out as the noun it stands for: a plural the request counts ("both loans",
+    "my two ID numbers"), else the last word of the target before it ("my NI number, and the NHS one")."""
+    found = _ONE.search(target)
+    if not found:
+        return target
+    plural = _PLURAL_NOUN.search(raw)
+    many = found.group("o").lower() == "ones"
+    noun = (plural.group("n") if many else _singular(plural.group("n"))) if plural else None
+    if noun is None:
+        earlier = [w for t in before if not _ONE.search(t) for w in re.findall(r"[^\W\d_]{3,}", t)]
+        noun = earlier[-1] + ("s" if many else "") if earlier and earlier[-1].lower() not in FRAME_WORDS else None
+    if not noun or noun.lower() in FRAME_WORDS:
+        return target
+    return target[: found.start()] + noun + target[found.end():]
 
 
 # A later sentence that adds to the request without asking again: "Same goes for the card I owe Mashreq on.",
