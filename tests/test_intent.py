@@ -86,6 +86,10 @@ def test_the_features_are_optional_and_give_the_same_answer(vectors):
          ["loans", "the black credit", "the Vietcombank loan"]),
         ("Could you let go of my NI number, and the NHS one too?", ["my NI number", "the NHS number"]),
         ("forget the one time I got drunk", ["the one time I got drunk"]),
+        # Things named first, then counted as going.
+        ("The fertility treatment stuff and the thing about me being on thin ice at work - both can go.",
+         ["The fertility treatment stuff", "me being on thin ice at work"]),
+        ("my PIN and my passport number. both gone please", ["my PIN", "my passport number"]),
         ("Delete my address. Please make sure it's gone.", ["my address"]),
         ("pretend I never told you I'm lactose intolerant, so I have to be careful", [
             "I'm lactose intolerant, so I have to be careful"]),

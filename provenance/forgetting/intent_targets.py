@@ -66,6 +66,12 @@ _BETWEEN = [re.compile(p, _I) for p in (
     r"\b(?:can|could|may)\s+(?P<t>(?!you\b|u\b|i\b).+?)\s+be\s+(?:deleted|removed|erased|wiped|forgotten|purged|"
     r"scrubbed)\b",
     r"\b(?:consider|treat)\s+(?P<t>.+?)\s+(?:as\s+)?(?:unsaid|deleted|never said|forgotten|gone)\b",
+    # Things named first, then counted as going: "The fertility stuff and my warning at work - both can go", "the
+    # meds info and the payments thing. both please, gone."
+    r"(?:^|(?<=[.!?]\s))(?:\W*\w+,\s*)?(?P<t>[^.?!]+?)\s*[-\u2013\u2014:;,.]+\s*(?:(?:please|pls|so|ok|okay)\s+)?"
+    r"(?:both|all|all (?:of )?(?:them|three|four|that)|each|the (?:two|three|lot)(?: of them)?)\b"
+    r"(?:\s+(?:of\s+)?(?:them|those|these))?[\s,]*(?:(?:please|pls)[\s,]*)?(?:can|could|should|must|needs? to|has to|"
+    r"have to|may|to)?\s*(?:be\s+)?(?:go|gone|deleted|removed|erased|wiped|forgotten|binned|scrapped)\b",
     r"^(?:\W*\w+,\s*)?(?P<t>.+?)\s+(?:is|are)\s+(?:none of your business|not your business|nobody's business|"
     r"no one's business|no-one's business|private|personal|"
     r"sensitive)\b",
