@@ -760,8 +760,13 @@ def _further_requests(raw: str, targets: list[str]) -> list[str]:
     about my brother's treatment. And no need to remember why things ended with my ex either.") or an addition to
     it ("Same goes for the card."). A sentence holding a target already found, or naming nothing, adds nothing."""
     sentences = [s for s in re.split(r"(?<=[.!?])\s+(?=\S)", raw) if s.strip()]
-    first = next((i for i, s in enumerate(sentences) if has_cue(s)), None)
-    if first is None or len(sentences) < 2:
+    if len(sentences) < 2:
+        return []
+    # The first request is where its target is written (or, when it points back, the first sentence that asks).
+    first = next((i for i, s in enumerate(sentences) if any(t.lower() in s.lower() for t in targets)), None)
+    if first is None:
+        first = next((i for i, s in enumerate(sentences) if has_cue(s)), None)
+    if first is None:
         return []
     added: list[str] = []
     for sentence in sentences[first + 1:]:
@@ -770,7 +775,7 @@ def _further_requests(raw: str, targets: list[str]) -> list[str]:
         joined = _SAME_FOR.match(sentence) or _THAT_TOO.match(sentence)
         if joined and not _NOT_AN_ITEM.match(joined.group("t")):
             found = split_targets(_clean(joined.group("t")))
-        elif signals(sentence)["rule_request"] and not _spared_clauses(sentence):
+        elif _ASKS_AGAIN.search(sentence) and signals(sentence)["rule_request"] and not _spared_clauses(sentence):
             found = _extract(sentence)
         else:
             continue
@@ -781,6 +786,9 @@ def _further_requests(raw: str, targets: list[str]) -> list[str]:
     return added
 
 
+# A word a sentence asking again holds (checked before the signals, which cost more).
+_ASKS_AGAIN = re.compile(rf"\b(?:{_VERB})\b|\b(?:keep|kept|keeping|remember|stor|sav|hold|hang|memory|record|know|"
+                         r"need|gone|rid)", _I)
 _AT_IT = re.compile(r"\s+(?:(?:while|whilst)\s+(?:you'?re|you are|ur|u r)\s+at\s+it|either|too|as well)\W*$", _I)
 
 
