@@ -579,11 +579,14 @@ def _resolve(
         said = how_many(context_view.text)
         counts = [said if said != 1 else counts[0]]
     decided = [decide(view, count) for view, count in zip(views, counts, strict=True)]
-    # Each target of a request names a thing of its own ("my NI number, and the NHS one too"): a target that
-    # leads nowhere clearly, because what another target names ranks beside its own, is decided again without
-    # the statements the others matched.
+    # When the request says it names several things ("both", "two things", "my debts", a list of three), each
+    # target names a thing of its own: a target that leads nowhere clearly, because what another target names ranks
+    # beside its own, is decided again without the statements the others matched. Not otherwise: two targets are
+    # often one thing said twice ("the medical thing from January, the clinic in Spain"; "my low spirits and the
+    # tablets for them"), and the second would then take a statement nobody named.
+    several = len(views) >= 3 or (context_view is not None and how_many(context_view.text) != 1)
     for i, (view, count) in enumerate(zip(views, counts, strict=True)):
-        if decided[i][0] or len(views) < 2 or _CLAUSE_TARGET.search(view.text):
+        if decided[i][0] or not several or _CLAUSE_TARGET.search(view.text):
             continue
         taken = frozenset(statement_of.get(c.id, c.id) for j, (hits, _) in enumerate(decided)
                           if j != i and not _CLAUSE_TARGET.search(views[j].text) for c in hits)
