@@ -113,6 +113,21 @@ def test_a_request_naming_several_statements_matches_each_and_no_other(user, req
     assert ids  # the statements were stored
 
 
+def test_what_the_request_keeps_is_out_of_the_running_before_the_match_is_decided(user):
+    """The account number scores above the BVN for "the bank verification number"; said to be kept, it leaves the
+    BVN the clear lead, rather than taking the match and leaving nothing."""
+    conversation = services.conversation_create(user=user)
+    for text in ("My BVN is 22184637590.", "My savings account is with Zenith Bank, bank account number 2093847561.",
+                 "I live at 4 Rua Augusta.", "I have a tortoise called Sheldon.", "I owe my supplier 850,000 naira.",
+                 "My husband works in Abuja."):
+        say(user, conversation, text)
+    request_text = "Is it possible to remove the bank verification number I gave you? The account number is fine."
+    preview = forget.forget_preview(user=user, mode="natural", query=request_text)
+    matched = {m.content for m in Message.objects.filter(pk__in=[m["id"] for m in preview.plan["matched"]],
+                                                         role="user")}
+    assert matched == {"My BVN is 22184637590."}
+
+
 @override_settings(**UNSURE)
 def test_an_unsure_message_over_rest_is_asked_about_then_answered(api, user):
     conversation = _statements(user)

@@ -541,7 +541,7 @@ def _resolve(
         them is sure on its own), and those within MATCH_MARGIN of the last; with ``count`` None, the first alone
         when it leads clearly, else the first few (up to MAX_SEVERAL) where the lead is widest. Statements in
         ``taken`` (named by the request's other targets) are out of the running."""
-        order = [c for c in ranked(view) if statement_of.get(c.id, c.id) not in taken]
+        order = [c for c in ranked(view) if statement_of.get(c.id, c.id) not in taken | kept]
         if not order:
             return [], []
         scores = [c.score for c in order] + [0.0]
@@ -572,6 +572,9 @@ def _resolve(
 
     matched: dict[int, Candidate] = {}
     related: dict[int, Candidate] = {}
+    # What the request says to keep is out of the running before anything is decided: "remove the bank verification
+    # number, the account number is fine" matches the BVN even where the account number would have scored higher.
+    kept = frozenset().union(*(kept_units(view) for view in spared_views))
     # How many each target names: what it says, or, for a request with one target, what the whole request says
     # ("TFN and Medicare number -- I'd like both of those forgotten").
     counts = [how_many(view.text) for view in views]
@@ -602,7 +605,7 @@ def _resolve(
         hits, near = decide(fallback_view)
         matched = {c.id: c for c in hits}
         related = {c.id: c for c in [*near, *related.values()]}
-    kept = set().union(*(kept_units(view) for view in spared_views))
+
     matched = {pk: c for pk, c in matched.items() if statement_of.get(pk, pk) not in kept}
     related = {pk: c for pk, c in related.items() if statement_of.get(pk, pk) not in kept}
     # A matched fact names what it was taken from (and an item offered is offered as the user's own words).
