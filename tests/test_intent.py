@@ -86,6 +86,8 @@ def test_the_features_are_optional_and_give_the_same_answer(vectors):
          ["loans", "the black credit", "the Vietcombank loan"]),
         ("Could you let go of my NI number, and the NHS one too?", ["my NI number", "the NHS number"]),
         ("forget the one time I got drunk", ["the one time I got drunk"]),
+        ("The tax one - forget it. The hospital bills stay for now.", ["The tax one"]),
+        ("delete the ID from back home in egypt, not the emirates one", ["the ID from back home in egypt"]),
         # Things named first, then counted as going.
         ("The fertility treatment stuff and the thing about me being on thin ice at work - both can go.",
          ["The fertility treatment stuff", "me being on thin ice at work"]),

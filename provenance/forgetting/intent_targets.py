@@ -717,13 +717,15 @@ def extract_targets(text: str) -> list[str]:
 # "my NI number, and the NHS one too", "the one from Yaw". Not "the one time I ..." nor "someone".
 _ONE = re.compile(r"\b(?P<o>ones?)\b(?=\s*(?:$|[,.;:!?)]|(?:from|with|for|to|about|at|in|on|of|that|which|who|i|you|"
                   r"my|too|as well|and|or|again|either|please|pls)\b))", _I)
-_PLURAL_NOUN = re.compile(r"\b(?:both|two|three|four|all|my|the|those|these|of my)\s+(?:(?!ones?\b)[\w'-]+\s+)?"
+_PLURAL_NOUN = re.compile(r"\b(?:both|two|three|four|all|my|those|these)\s+(?:(?!ones?\b)[\w'-]+\s+)?"
                           r"(?P<n>(?!(?:ones|things|bits|items|stuff|details|matters|parts|pieces|is|was|has|does|"
                           r"yours|ours|theirs|this|its|us|those|these|as|always|perhaps|unless|plus|less)\b)"
                           r"(?-i:[a-z]{2,}s|[A-Z]{2,}s))\b", _I)
 
 
 def _singular(noun: str) -> str:
+    if re.search(r"(?:ss|us|is)$", noun, _I):  # "address", "status", "analysis"
+        return noun
     if re.search(r"(?:ss|sh|ch|x|z)es$", noun, _I):
         return noun[:-2]
     if re.search(r"[^aeiou]ies$", noun, _I):
@@ -737,11 +739,17 @@ def _one_named(target: str, before: list[str], raw: str) -> str:
     found = _ONE.search(target)
     if not found:
         return target
-    plural = _PLURAL_NOUN.search(raw)
+    # The plural is said before the target or in its sentence ("The tax one - forget it. The hospital bills stay":
+    # not the bills).
+    place = raw.lower().find(target.lower())
+    upto = raw if place < 0 else raw[: (_SENTENCE_END.search(raw, place + len(target)) or re.search("$", raw)).end()]
+    plural = _PLURAL_NOUN.search(upto)
     many = found.group("o").lower() == "ones"
     noun = (plural.group("n") if many else _singular(plural.group("n"))) if plural else None
     if noun is None:
-        earlier = [w for t in before if not _ONE.search(t) for w in re.findall(r"[^\W\d_]{3,}", t)]
+        # Only a short noun phrase ("my NI number"), not a clause ("the 11-digit number I sent").
+        earlier = [w for t in before if not _ONE.search(t) and len(t.split()) <= 4
+                   for w in re.findall(r"[^\W\d_]{3,}", t)]
         noun = earlier[-1] + ("s" if many else "") if earlier and earlier[-1].lower() not in FRAME_WORDS else None
     if not noun or noun.lower() in FRAME_WORDS:
         return target
