@@ -87,6 +87,10 @@ def test_the_features_are_optional_and_give_the_same_answer(vectors):
         ("Could you let go of my NI number, and the NHS one too?", ["my NI number", "the NHS number"]),
         ("forget the one time I got drunk", ["the one time I got drunk"]),
         ("The tax one - forget it. The hospital bills stay for now.", ["The tax one"]),
+        # After the verb, a clause about someone is no object; nor is what could follow a thing named.
+        ("my salary, please delete, my boss might see", ["my salary"]),
+        ("The money from the card... if my husband knew I'd be done. Forget about it, please.",
+         ["The money from the card"]),
         ("delete the ID from back home in egypt, not the emirates one", ["the ID from back home in egypt"]),
         # Things named first, then counted as going.
         ("The fertility treatment stuff and the thing about me being on thin ice at work - both can go.",

@@ -557,6 +557,8 @@ def _look_back(prefix: str) -> str | None:
     for sentence in reversed(sentences[-3:]):
         if _NOT_MEANT_INSIDE.match(sentence):
             continue  # "My own operation - not Ronald's, mine - I'd like that taken out": what is not meant
+        if re.match(r"\W*(?:if|in case|otherwise|or else|unless)\b", sentence, _I):
+            continue  # "The meat from work... if my chef knew I'd be done. Forget about it": what could follow
         sentence = re.sub(r"^(?:there (?:is|was|'s)|here'?s)\s+", "", _INTERJECTION.sub("", sentence.strip()), flags=_I)
         told = _TOLD_ABOUT.search(sentence) or _TOLD_WHAT.search(sentence)
         if told:  # what the user says they told is named even when they call it private or a mistake
@@ -852,6 +854,12 @@ def _elaborated(raw: str, targets: list[str]) -> list[str]:
     return [f"{item} {names}" if names and names.lower() not in item.lower() else item for item in items]
 
 
+_CLAUSE_AFTER_VERB = re.compile(
+    r"\s*[,;]\s*(?:my|his|her|our|their|the)\s+[\w'-]+(?:\s+[\w'-]+)?\s+(?:still|might|may|will|would|can|could|must|"
+    r"should|doesn'?t|does|don'?t|didn'?t|did|is|isn'?t|was|wasn'?t|has|hasn'?t|had|knows?|not|never|ever|already|"
+    r"would|cannot|can't|won'?t|mustn'?t|shouldn'?t|thinks?|reads?|checks?|sees?|uses?)\b", _I)
+
+
 def _extract(raw: str) -> list[str]:
     """``extract_targets`` of a text already respelt, read as prose."""
     raw = _FUTURE_RULE.sub("", raw)
@@ -865,7 +873,11 @@ def _extract(raw: str) -> list[str]:
         for found in list(pattern.finditer(raw))[:4]:
             # A verb where a request puts it ("please delete", "can you erase") outranks one anywhere else.
             asked = rank == 0 or re.search(_ASKED, raw[: found.start()], _I)
-            candidates.append((rank if asked else 2, found.start(), _clean(raw[found.end():])))
+            after = raw[found.end():]
+            # "Bitcoin loss - please eliminate, my wife still not know": after a comma, a clause about someone is
+            # no object of the verb; the thing is named before it.
+            target = "" if _CLAUSE_AFTER_VERB.match(after) else _clean(after)
+            candidates.append((rank if asked else 2, found.start(), target))
     if not candidates:
         topic = _topic_first(raw)
         return split_targets(topic) if topic else []
