@@ -554,11 +554,14 @@ def _look_back(prefix: str) -> str | None:
     prefix = re.sub(r"[\s,:;?!.\-\u2013\u2014]*(?:\b(?:so|and|then|please|pls|kindly|just|(?<!right )now|ok|okay|"
                     r"can you|could you|would you|can|could|would|will|i|wait|actually|no)\W*)*$", "", prefix, flags=_I)
     sentences = [s for s in re.split(rf"(?:{_SENTENCE_END.pattern}|:\s)", prefix) if s and s.strip()]
-    for sentence in reversed(sentences[-3:]):
+    recent = sentences[-3:]
+    for place, sentence in reversed(list(enumerate(recent))):
         if _NOT_MEANT_INSIDE.match(sentence):
             continue  # "My own operation - not Ronald's, mine - I'd like that taken out": what is not meant
-        if re.match(r"\W*(?:if|in case|otherwise|or else|unless)\b", sentence, _I):
-            continue  # "The meat from work... if my chef knew I'd be done. Forget about it": what could follow
+        if place and re.match(r"\W*(?:if|in case|otherwise|or else|unless)\b", sentence, _I):
+            # "The meat from work... if my chef knew I'd be done. Forget about it": what could follow the thing
+            # named before (on its own, "if the ring plan is still in your memory, ditch it" names the thing).
+            continue
         sentence = re.sub(r"^(?:there (?:is|was|'s)|here'?s)\s+", "", _INTERJECTION.sub("", sentence.strip()), flags=_I)
         told = _TOLD_ABOUT.search(sentence) or _TOLD_WHAT.search(sentence)
         if told:  # what the user says they told is named even when they call it private or a mistake
