@@ -735,7 +735,7 @@ def _singular(noun: str) -> str:
         return noun[:-2]
     if re.search(r"[^aeiou]ies$", noun, _I):
         return noun[:-3] + "y"
-    return noun[:-1] if noun.lower().endswith("s") and not noun.lower().endswith("ss") else noun
+    return noun[:-1] if noun.lower().endswith("s") else noun
 
 
 def _one_named(target: str, before: list[str], raw: str) -> str:
@@ -747,8 +747,8 @@ def _one_named(target: str, before: list[str], raw: str) -> str:
     # The plural is said before the target or in its sentence ("The tax one - forget it. The hospital bills stay":
     # not the bills).
     place = raw.lower().find(target.lower())
-    upto = raw if place < 0 else raw[: (_SENTENCE_END.search(raw, place + len(target)) or re.search("$", raw)).end()]
-    plural = _PLURAL_NOUN.search(upto)
+    end = _SENTENCE_END.search(raw, place + len(target)) if place >= 0 else None
+    plural = _PLURAL_NOUN.search(raw[: end.end()] if end else raw)
     many = found.group("o").lower() == "ones"
     noun = (plural.group("n") if many else _singular(plural.group("n"))) if plural else None
     if noun is None:
@@ -766,6 +766,11 @@ def _one_named(target: str, before: list[str], raw: str) -> str:
 _SAME_FOR = re.compile(r"^\W*(?:and\s+)?(?:the\s+)?same\s+(?:goes|applies|for)\s+(?:for\s+|to\s+)?(?P<t>[^.!?]+)", _I)
 _THAT_TOO = re.compile(r"^\W*(?:(?:oh,?\s+)?and|also|plus)\s+(?P<t>[^.!?]+?)[,\s]+(?:(?:that|this|those|them|it)\s+)?"
                        r"(?:too|as well|also)\W*$", _I)
+
+# A word a sentence asking again holds (checked before the signals, which cost more).
+_ASKS_AGAIN = re.compile(rf"\b(?:{_VERB})\b|\b(?:keep|kept|keeping|remember|stor|sav|hold|hang|memory|record|know|"
+                         r"need|gone|rid)", _I)
+_AT_IT = re.compile(r"\s+(?:(?:while|whilst)\s+(?:you'?re|you are|ur|u r)\s+at\s+it|either|too|as well)\W*$", _I)
 
 
 def _further_requests(raw: str, targets: list[str]) -> list[str]:
@@ -798,11 +803,6 @@ def _further_requests(raw: str, targets: list[str]) -> list[str]:
                   and not re.search(r"\b(?:it|that|this|them|those|these|both)\W*$", t, _I)]
     return added
 
-
-# A word a sentence asking again holds (checked before the signals, which cost more).
-_ASKS_AGAIN = re.compile(rf"\b(?:{_VERB})\b|\b(?:keep|kept|keeping|remember|stor|sav|hold|hang|memory|record|know|"
-                         r"need|gone|rid)", _I)
-_AT_IT = re.compile(r"\s+(?:(?:while|whilst)\s+(?:you'?re|you are|ur|u r)\s+at\s+it|either|too|as well)\W*$", _I)
 
 
 # A target that only sums up what it names ("both work things", "the money stuff", "my health details", "everything

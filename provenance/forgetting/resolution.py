@@ -540,7 +540,7 @@ def _resolve(
         """The statements ``view`` names: the first ``count`` when they lead the next by MATCH_GAP (or the last of
         them is sure on its own), and those within MATCH_MARGIN of the last; with ``count`` None, the first alone
         when it leads clearly, else the first few (up to MAX_SEVERAL) where the lead is widest. Statements in
-        ``taken`` (named by the request's other targets) are out of the running."""
+        ``taken`` (named by the request's other targets) and those the request keeps are out of the running."""
         order = [c for c in ranked(view) if statement_of.get(c.id, c.id) not in taken | kept]
         if not order:
             return [], []
@@ -605,9 +605,6 @@ def _resolve(
         hits, near = decide(fallback_view)
         matched = {c.id: c for c in hits}
         related = {c.id: c for c in [*near, *related.values()]}
-
-    matched = {pk: c for pk, c in matched.items() if statement_of.get(pk, pk) not in kept}
-    related = {pk: c for pk, c in related.items() if statement_of.get(pk, pk) not in kept}
     # A matched fact names what it was taken from (and an item offered is offered as the user's own words).
     for candidate in list(matched.values()):
         for source in taken_from.get(candidate.id, []):
