@@ -65,6 +65,7 @@ def resolved_matches(
     vectors: list[list[float]] | None = None,
     threshold: float | None = None,
     fallback: str | None = None,
+    fallback_vector: list[float] | None = None,
     context: str | None = None,
     context_vector: list[float] | None = None,
 ) -> tuple[dict[int, Match], list[dict]]:
@@ -72,8 +73,8 @@ def resolved_matches(
     ``context``, the whole request, when given), and the possibly related items to offer unchecked. With an
     explicit ``threshold``, every stored item at least that similar in meaning to a target is matched too.
     ``fallback`` (the request's gist) is resolved when the targets match nothing."""
-    resolution = resolve(user=user, targets=targets, vectors=vectors, fallback=fallback, context=context,
-                         context_vector=context_vector)
+    resolution = resolve(user=user, targets=targets, vectors=vectors, fallback=fallback,
+                         fallback_vector=fallback_vector, context=context, context_vector=context_vector)
     matched = {c.id: Match(c.reason, c.score) for c in resolution.matched}
     if threshold is not None and vectors:
         for vector in vectors:

@@ -413,36 +413,20 @@ def resolve(
     targets: Iterable[str],
     vectors: list[list[float]] | None = None,
     fallback: str | None = None,
+    fallback_vector: list[float] | None = None,
     context: str | None = None,
     context_vector: list[float] | None = None,
 ) -> Resolution:
     """Matched and possibly related items for the request's targets (each target resolved on its own, every one
-    alongside ``context``, the whole request, when given). Vectors not given (``vectors``, ``context_vector``) are
-    embedded together, in one pass.
+    alongside ``context``, the whole request, when given). Vectors not given (``vectors``, ``fallback_vector``,
+    ``context_vector``) are embedded together, in one pass.
 
-    When the targets match nothing, ``fallback`` (the whole request's gist) is resolved instead, and what the
-    targets only found as possibly related is still offered."""
-    targets = [t for t in targets if t.strip()]
-    # The targets first, without the fallback: when they match, its gist would have changed nothing (the same
-    # matches for all 3,375 requests of the request sets) and costs an embedding and a probe of every vector.
-    if targets and fallback and fallback.strip():
-        first = _resolve(user=user, targets=targets, vectors=vectors, context=context, context_vector=context_vector)
-        if first.matched:
-            return first
-    return _resolve(user=user, targets=targets, vectors=vectors, fallback=fallback, context=context,
-                    context_vector=context_vector)
-
-
-def _resolve(
-    *,
-    user,
-    targets: Iterable[str],
-    vectors: list[list[float]] | None = None,
-    fallback: str | None = None,
-    context: str | None = None,
-    context_vector: list[float] | None = None,
-) -> Resolution:
-    """``resolve`` in one pass: the fallback, when given, among the views from the start."""
+    When the targets match nothing, ``fallback`` (the whole request's gist) is decided instead, and what the
+    targets only found as possibly related is still offered. The gist is among the candidates' probes from the
+    start, so a request whose targets match nothing costs one scan of the user's vectors, not two. The gist's own
+    candidates change no target's match: with the gist among the probes and without, the 53 request sets (3,975
+    requests) gave the same right-item, other-item and several-named counts, set by set, and the five compared
+    request by request the same matches."""
     targets = [t for t in targets if t.strip()]
     if vectors is not None and len(vectors) != len(targets):
         raise ValueError("one vector per target")
@@ -462,14 +446,16 @@ def _resolve(
     use_context = bool(context and context.strip() and context.strip().lower() not in
                        {t.strip().lower() for t in targets})
     missing = ([] if vectors is not None else targets) + ([context] if use_context and context_vector is None else [])
-    missing += ([fallback] if use_fallback else []) + spared
+    missing += ([fallback] if use_fallback and fallback_vector is None else []) + spared
     embedded = iter(np.asarray(get_embedder().embed(missing), dtype=np.float32)) if missing else iter(())
     target_vectors = [np.asarray(v, dtype=np.float32) for v in vectors] if vectors is not None else [
         next(embedded) for _ in targets]
     context_vec = None
     if use_context:
         context_vec = np.asarray(context_vector, dtype=np.float32) if context_vector is not None else next(embedded)
-    fallback_vec = next(embedded) if use_fallback else None
+    fallback_vec = None
+    if use_fallback:
+        fallback_vec = np.asarray(fallback_vector, dtype=np.float32) if fallback_vector is not None else next(embedded)
     spared_vecs = [next(embedded) for _ in spared]
     texts = [*targets, *([context] if use_context else []), *([fallback] if use_fallback else []), *spared]
     lexemes = iter(_lexemes(texts))

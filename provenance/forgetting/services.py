@@ -161,13 +161,14 @@ def forget_preview(
         targets = request_targets(query) if mode == "natural" else [query]
         fallback = request_gist(query) if mode == "natural" else None
         context = request_unaddressed(query) if mode == "natural" else None
-        # The targets and the whole request in one pass of the embedder (each pass costs about as much as a
-        # sentence, however few its texts); the gist only if the targets match nothing (``resolve``).
-        texts = list(dict.fromkeys(t for t in [*targets, context] if t and t.strip()))
+        # The targets, the whole request and its gist in one pass of the embedder (each pass costs about as much
+        # as a sentence, however few its texts).
+        texts = list(dict.fromkeys(t for t in [*targets, context, fallback] if t and t.strip()))
         embedded = dict(zip(texts, ([float(x) for x in v] for v in get_embedder().embed(texts)), strict=True))
         vectors = [embedded[t] for t in targets]
         matched, related = resolved_matches(
             user=user, targets=targets, vectors=vectors, threshold=threshold, fallback=fallback,
+            fallback_vector=embedded.get(fallback) if fallback else None,
             context=context, context_vector=embedded.get(context) if context else None,
         )
         query = "; ".join(targets)
