@@ -25,6 +25,14 @@ REQUESTS = [
     "That was private, so forget my brother's name.",
     "Kindly stop remembering where my kids go to school.",
     "ok scrap what I said about my overdraft, I don't want that kept",
+    # Verbs of undoing a save, phrasal verbs with the object inside, spellings by sound, a wish with an adverb.
+    "could you unsave the bit about my overdraft?",
+    "the name of my old landlord, rub it out please",
+    "pls erace where my sister works",
+    "get my blood test results out ur memory",
+    "my cousin's new address, no need for you to be keeping hold of it",
+    "I'd feel calmer if you didn't have that, the stuff about my debts",
+    "i really don't want my ex's surname in your memory",
 ]
 ORDINARY = [
     "How do I delete a Docker volume?",
@@ -33,6 +41,9 @@ ORDINARY = [
     "What do you remember about my job?",
     "Eternal Sunshine is such a sad film about erasing memories.",
     "What gets a grass stain out of white sneakers?",
+    "No need to keep the receipts, I scanned them all.",
+    "We went caving in the Brecon Beacons last weekend.",
+    "Can you rub out the pencil marks on this page?",
 ]
 
 
@@ -151,6 +162,10 @@ def test_the_features_are_optional_and_give_the_same_answer(vectors):
         ("the bit right at the start of last week's chat about my court date — don't hang onto that",
          ["my court date"]),
         ("forget where Tom goes on Tuesday evenings", ["where Tom goes on Tuesday evenings"]),
+        # A wish about the assistant's memory names what it is about; a pronoun kept hold of, what came before.
+        ("i really don't want my ex's surname in your memory", ["my ex's surname"]),
+        ("my cousin's new address, no need for you to be keeping hold of it", ["my cousin's new address"]),
+        ("the name of my old landlord, rub it out please", ["the name of my old landlord"]),
         # "personal" before a noun names a kind of thing, no reason.
         ("The personal ID number I typed yesterday. Erase it.", ["The personal ID number I typed yesterday"]),
         # Several things: after "and", a name, an abbreviation or someone's thing starts one of its own; "n",

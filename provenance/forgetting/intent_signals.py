@@ -22,7 +22,7 @@ _TYPO_STEMS = (
     "stop", "have", "your", "told", "forgot", "nuke", "mention", "that", "regarding", "thanks", "keep", "saving",
     "quit", "removing", "forgetting", "deleting", "erasing", "wiping", "scrap", "discard", "ditch", "trash",
     "dump", "destroy", "obliterate", "eliminate", "lose", "losing", "scratch", "strike", "reset", "clear", "drop",
-    "expunge", "get", "rid",
+    "expunge", "get", "rid", "efface",
 )
 # One edit away from a stem, yet English words of their own.
 _REAL_WORDS = {
@@ -34,7 +34,7 @@ _REAL_WORDS = {
     "ditc", "tash", "trah", "ump", "dup", "lost", "loe", "ose", "lo", "los", "loses", "clea", "clear", "lear",
     "dop", "rop", "drip", "drops", "get", "et", "gt", "ge", "gett", "geet", "rid", "id", "ri", "rd", "ride", "strik",
     "trike", "stike", "resets", "eset", "rest", "scratc", "dich", "dish", "rash", "trash", "dumb", "loss", "itch",
-    "droop",
+    "droop", "caving", "zaid", "trach",
 }
 _SHORTHAND = {"u": "you", "ur": "your", "pls": "please", "plz": "please", "dont": "don't", "doesnt": "doesn't",
               "didnt": "didn't", "cant": "can't", "im": "i'm", "ive": "i've", "shouldnt": "shouldn't",
@@ -45,11 +45,16 @@ _SHORTHAND = {"u": "you", "ur": "your", "pls": "please", "plz": "please", "dont"
               "nvm": "never mind", "rn": "right now", "pw": "password"}
 
 
+# Letters spelt by their sound: "erace", "effase", "skrub", "eraze".
+_SOUNDS_ALIKE = {"c": "sk", "s": "cz", "k": "c", "z": "s"}
+
+
 def _one_edit(word: str) -> set[str]:
     drops = {word[:i] + word[i + 1:] for i in range(len(word))}
     swaps = {word[:i] + word[i + 1] + word[i] + word[i + 2:] for i in range(len(word) - 1)}
     doubles = {word[:i] + word[i] + word[i:] for i in range(len(word))}
-    return drops | swaps | doubles
+    sounds = {word[:i] + other + word[i + 1:] for i in range(len(word)) for other in _SOUNDS_ALIKE.get(word[i], "")}
+    return drops | swaps | doubles | sounds
 
 
 _TYPOS = {v: stem for stem in reversed(_TYPO_STEMS) for v in _one_edit(stem) if v not in _REAL_WORDS}
@@ -83,7 +88,8 @@ def normalise(text: str) -> str:
 _BASES = (
     "forget delete remove erase wipe purge scrub drop clear discard expunge ditch scrap bin trash dump toss destroy "
     "obliterate shred redact eliminate nuke zap lose cut blank strike scratch unlearn un-remember unremember unhear "
-    "unsee undo reset rid retract memory-hole unknow un-know un-see un-hear un-learn"
+    "unsee undo reset rid retract memory-hole unknow un-know un-see un-hear un-learn efface unsave un-save unstore "
+    "un-store unrecord un-record"
 ).split()
 _DOUBLE = {"drop", "scrub", "scrap", "bin", "zap", "cut", "rid", "shred", "reset", "forget"}
 
@@ -98,14 +104,18 @@ def _ing(verb: str) -> str:
 IMPERATIVE_VERBS = "|".join(
     [re.escape(v) for v in _BASES] + [re.escape(_ing(v)) for v in _BASES]
     + ["forgotten", r"get(?:ting)? rid of", r"let(?:ting)? go of", r"throw(?:ing)? (?:away|out)",
-       r"clean(?:ing)? out", r"cross(?:ing)? out", r"tak(?:e|ing) back",
+       r"clean(?:ing)? out", r"cross(?:ing)? out", r"tak(?:e|ing) back", r"rub(?:bing)? out", r"blot(?:ting)? out",
+       # The object between verb and particle: "rub it out", "throw that away"
+       r"(?:throw(?:ing)?|toss(?:ing)?|rub(?:bing)?|blot(?:ting)?|cross(?:ing)?|scratch(?:ing)?) (?:it|that|this|them|"
+       r"those|these) (?:away|out)(?!\s+(?:of|from)\b)",
        # Slang: "kill that", "kill it pls" (not "kill it at the interview")
        r"kill(?= (?:that|it|this)\b(?! (?:at|in|on|with|for|out there)\b))"]
 )
 DELETE_VERBS = IMPERATIVE_VERBS + (
     r"|forgot|deleted|removed|erased|wiped|purged|scrubbed|dropped|cleared|discarded|expunged|ditched|scrapped|binned|"
     r"trashed|dumped|destroyed|obliterated|shredded|redacted|eliminated|nuked|zapped|blanked|struck|scratched|"
-    r"unlearned|(?:out of|off) your (?:memory|head|mind|system|records|notes|list)|memory hole|clean slate|"
+    r"unlearned|effaced|unsaved|unstored|unrecorded|"
+    r"(?:out(?: of)?|off) your (?:memory|head|mind|system|records|notes|list)|memory hole|clean slate|"
     r"slate clean|never said|unsaid"
 )
 _BASE_VERBS = "|".join(re.escape(v) for v in _BASES)
@@ -244,18 +254,21 @@ _WISH = re.compile(
     rf"\bi wish i(?: hadn't| had not|'d never| never)\b{_NOT_OTHERS}|\bnever said\b{_NOT_OTHERS}|"
     r"\b(?:take|taking) (?:it |that |"
     r"this )?back\b|\bretract|\bunsaid\b|"
-    r"\bnot comfortable with you\b|\buneasy about you\b|\bi (?:don't|do not) want .{1,60} (?:stored|kept|saved|"
+    r"\bnot comfortable with you\b|\buneasy about you\b|"
+    r"\bi (?:just |really |simply )?(?:don't|do not) want .{1,60} (?:stored|kept|saved|"
     r"sitting|remembered|recorded|logged|noted|written down)\b|\brather (?:you|if you) (?:didn't|did not|wouldn't|"
     r"would not|not|never)\b|\bif you (?:didn't|did not|wouldn't|would not|could not|couldn't) (?:keep|store|save|"
-    r"remember|retain|hold|hang|log|record|note)|"
+    r"remember|retain|hold|hang|log|record|note|have (?:it|that|this|them)\b|know (?:it|that|this|about)\b)|"
     r"\bi (?:want|need|'d like|would like) .{1,60} (?:gone|erased|deleted|wiped|removed)\b|"
     r"\bconsent\b|\bforget i (?:ever )?(?:said|mentioned|told)\b|"
     r"\byou (?:shouldn't|should not|don't need to) (?:know|keep|be keeping|remember)\b|"
     r"\bi need you to (?:not|stop) (?:know|remember|keep|stor|sav|hold|retain)|"
-    r"\b(?:better|best|happier|easier|relieved|relief|good|great|nice|ideal) (?:if|knowing|when) you\b|"
+    r"\b(?:better|best|happier|easier|relieved|relief|good|great|nice|ideal|safer|calmer|comfortable|at ease) "
+    r"(?:if|knowing|when) you\b|"
     r"\bno (?:record|trace)s? of\b|"
     r"\bi(?:'d| would) rather (?:that|it|this|they|those|these|he|she)\b.{0,40}\b(?:not|wasn't|weren't|never)\b|"
-    r"\bi (?:don't|do not) want .{1,60} in your (?:memory|memories|head|records|notes|files)\b"
+    r"\bi (?:just |really |simply )?(?:don't|do not) want .{1,60} in your (?:memory|memories|head|records|notes|"
+    r"files)\b"
     # "act like you never saw it", "better you don't have this", "not for your records", "no need to remember that"
     r"|\b(?:act|behave|pretend) (?:as if|as though|like) (?:you|u|it|this|that|we)\b(?: [a-z']+)? (?:never|didn't|"
     r"did not|don't|do not|wasn't|weren't|haven't)\b|\bpretend (?:you|u) (?:never|didn't|did not|don't)\b"
@@ -263,7 +276,10 @@ _WISH = re.compile(
     r"|\bnot for (?:your|ur) (?:records?|memory|notes|files|eyes)\b"
     r"|\bmake (?:it so|sure) (?:that )?(?:you|u) (?:don't|do not|no longer|never|can't) (?:know|remember|have|keep|"
     r"store)\b|\b(?:you|u) (?:don't|do not) get to (?:remember|know|keep)\b"
-    r"|\bno need (?:for (?:you|u) )?to (?:remember|keep|store|save|know|have|hold)\b"
+    # "no need for you to be keeping that", "no need to remember what I said"; not "no need to keep the receipts"
+    r"|\bno need for (?:you|u) to (?:be )?(?:remember(?:ing)?|keep(?:ing)?|stor(?:e|ing)|sav(?:e|ing)|know|have|"
+    r"hold(?:ing)?)\b|\bno need to (?:be )?(?:remember(?:ing)?|keep(?:ing)?|stor(?:e|ing)|sav(?:e|ing)|know|have|"
+    r"hold(?:ing)?) (?:that|this|it|those|these|them|what|anything|any of|about|hold of)\b"
 )
 _NARRATIVE = re.compile(
     r"\b(?:he|she|they|someone|somebody|my (?:[a-z]+ )?(?:boss|son|daughter|mum|mom|dad|sister|brother|friend|"

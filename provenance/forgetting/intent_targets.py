@@ -44,6 +44,8 @@ _BETWEEN = [re.compile(p, _I) for p in (
     rf"(?:out of|off|down|from)\s+(?:your|the|my)\s+{_MEMORY_PLACE}\b",
     r"\b(?:want|like|need|have|get|prefer)\s+(?P<t>(?!you\b|u\b|to\b|it\b).+?)\s+(?:to be\s+)?(?:gone|erased|deleted|"
     r"removed|wiped|stored|kept|saved|sitting|forgotten|excluded|left out|purged|scrubbed|dropped)\b",
+    # "I don't want my ex's surname in your memory"
+    rf"\b(?:want|need)\s+(?P<t>(?!you\b|u\b|to\b|it\b).+?)\s+(?:in|on)\s+your\s+{_MEMORY_PLACE}\b",
     # A pronoun pointing back at what came before: "I'd like that taken out of your memory", "please let all of
     # that go", "I want it gone, all of it" (the pronoun is vague: the thing named before it is the target).
     rf"\b(?:want|like|need|have|get|prefer)\s+(?P<t>{_POINTER})\s+(?:to be\s+)?(?:gone|erased|deleted|removed|wiped|"
@@ -80,10 +82,10 @@ _BETWEEN = [re.compile(p, _I) for p in (
 _AFTER = [(re.compile(p, _I), rank) for p, rank in (
     (r"\b(?:rather|want|wish|like|hope|prefer|comfortable with|uneasy about|consent (?:for|to)|need|reason|if|"
      r"knowing|asking that|no need for)\b[^.?!]{0,25}?\b(?:you|u)\b\s*"
-     r"(?:(?:to|not|stop|didn'?t|don'?t|'?d|could|would|no longer|also|even|still|really|just|ever)\s+){0,3}"
+     r"(?:(?:to|not|stop|didn'?t|don'?t|'?d|could|would|no longer|also|even|still|really|just|ever|be)\s+){0,3}"
      r"(?:knowing|know|remembering|"
      r"remember|keeping|keep|storing|store|having|have|retain|retaining|hold(?:ing)? on ?to|forgot|forget|deleted|"
-     r"delete|unlearn)\b(?:\s+(?:about|anything about))?\s*", 0),
+     r"delete|unlearn)\b(?:\s+hold\s+of\b)?(?:\s+(?:about|anything about))?\s*", 0),
     (r"\b(?:you|u)\s+(?:shouldn'?t|should not|don'?t need to|no longer need to|don'?t need|do not need|needn'?t|"
      r"need not|don'?t have to|no longer have to)\s+"
      r"(?:be\s+)?(?:(?:know|knowing|keeping|keep|remember|store|storing|have|carry|carrying)\s+)?", 0),
