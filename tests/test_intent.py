@@ -166,6 +166,11 @@ def test_the_features_are_optional_and_give_the_same_answer(vectors):
         ("i really don't want my ex's surname in your memory", ["my ex's surname"]),
         ("my cousin's new address, no need for you to be keeping hold of it", ["my cousin's new address"]),
         ("the name of my old landlord, rub it out please", ["the name of my old landlord"]),
+        # A remark about the thing between it and the request is no part of it; a summing-up or a phrase about
+        # something in the thing is.
+        ("the pin for my gym locker. nobody else knows that, so wipe it please", ["the pin for my gym locker"]),
+        ("my uncle's parole hearing.. only mum knows about it, can you delete it", ["my uncle's parole hearing"]),
+        ("the pokies, what I dropped on them. can you get rid of that?", ["the pokies and what I dropped on them"]),
         # "personal" before a noun names a kind of thing, no reason.
         ("The personal ID number I typed yesterday. Erase it.", ["The personal ID number I typed yesterday"]),
         # Several things: after "and", a name, an abbreviation or someone's thing starts one of its own; "n",

@@ -546,6 +546,11 @@ def _names_something(target: str) -> bool:
             and not _is_reason(target))
 
 
+# A sentence ending on a pronoun for a thing, as a remark about it ("nobody knows about that", "void it"); not a
+# summing-up ("me being bi, Camila, all of it") nor a phrase about something in it ("what I dropped on them").
+_REMARK_ON_IT = re.compile(r"(?<!\bof )(?<!\bon )\b(?:that|this|it)\W*$", _I)
+
+
 def _look_back(prefix: str) -> str | None:
     """"my salary? forget it": a noun phrase or fact before the request, never a reason ("that was private, so ...").
     In the nearest sentence that names something, at most three sentences back: what the user says they told
@@ -563,6 +568,10 @@ def _look_back(prefix: str) -> str | None:
         if place and re.match(r"\W*(?:if|in case|otherwise|or else|unless)\b", sentence, _I):
             # "The meat from work... if my chef knew I'd be done. Forget about it": what could follow the thing
             # named before (on its own, "if the ring plan is still in your memory, ditch it" names the thing).
+            continue
+        if place and _REMARK_ON_IT.search(sentence) and not _TOLD_ABOUT.search(sentence):
+            # "... the code for my bank card?? nobody should know that, throw it away": a remark about the thing
+            # named before it.
             continue
         sentence = re.sub(r"^(?:there (?:is|was|'s)|here'?s)\s+", "", _INTERJECTION.sub("", sentence.strip()), flags=_I)
         told = _TOLD_ABOUT.search(sentence) or _TOLD_WHAT.search(sentence)
