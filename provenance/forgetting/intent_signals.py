@@ -245,6 +245,10 @@ _GENERIC = re.compile(
 )
 _NOT_OTHERS = (r"(?![^.?!]{0,40}?\b(?:to|with|on) (?:my|his|her|their|our|the|everyone|people)\b)"
                r"(?! (?:\w+ )?(?:my|his|her|their|our|him|them|everyone|people)\b)")
+# What the assistant is asked not to do with a thing: "no need for you to be keeping that".
+_HOLD_VERBS = r"(?:remember(?:ing)?|keep(?:ing)?|stor(?:e|ing)|sav(?:e|ing)|know|have|hold(?:ing)?)"
+# "I (just) don't want": an adverb before the wish.
+_I_DONT_WANT = r"\bi (?:just |really |simply )?(?:don't|do not) want"
 _WISH = re.compile(
     r"\bi(?:'d| would) rather you\b|\bi (?:don't|do not|no longer) want you\b|\bi wish you\b|\bi(?:'d| would) prefer\b|"
     # A regret about telling someone else ("I regret telling my sister") is not one about telling the assistant.
@@ -255,7 +259,7 @@ _WISH = re.compile(
     r"\b(?:take|taking) (?:it |that |"
     r"this )?back\b|\bretract|\bunsaid\b|"
     r"\bnot comfortable with you\b|\buneasy about you\b|"
-    r"\bi (?:just |really |simply )?(?:don't|do not) want .{1,60} (?:stored|kept|saved|"
+    rf"{_I_DONT_WANT} .{{1,60}} (?:stored|kept|saved|"
     r"sitting|remembered|recorded|logged|noted|written down)\b|\brather (?:you|if you) (?:didn't|did not|wouldn't|"
     r"would not|not|never)\b|\bif you (?:didn't|did not|wouldn't|would not|could not|couldn't) (?:keep|store|save|"
     r"remember|retain|hold|hang|log|record|note|have (?:it|that|this|them)\b|know (?:it|that|this|about)\b)|"
@@ -267,8 +271,7 @@ _WISH = re.compile(
     r"(?:if|knowing|when) you\b|"
     r"\bno (?:record|trace)s? of\b|"
     r"\bi(?:'d| would) rather (?:that|it|this|they|those|these|he|she)\b.{0,40}\b(?:not|wasn't|weren't|never)\b|"
-    r"\bi (?:just |really |simply )?(?:don't|do not) want .{1,60} in your (?:memory|memories|head|records|notes|"
-    r"files)\b"
+    rf"{_I_DONT_WANT} .{{1,60}} in your (?:memory|memories|head|records|notes|files)\b"
     # "act like you never saw it", "better you don't have this", "not for your records", "no need to remember that"
     r"|\b(?:act|behave|pretend) (?:as if|as though|like) (?:you|u|it|this|that|we)\b(?: [a-z']+)? (?:never|didn't|"
     r"did not|don't|do not|wasn't|weren't|haven't)\b|\bpretend (?:you|u) (?:never|didn't|did not|don't)\b"
@@ -277,9 +280,8 @@ _WISH = re.compile(
     r"|\bmake (?:it so|sure) (?:that )?(?:you|u) (?:don't|do not|no longer|never|can't) (?:know|remember|have|keep|"
     r"store)\b|\b(?:you|u) (?:don't|do not) get to (?:remember|know|keep)\b"
     # "no need for you to be keeping that", "no need to remember what I said"; not "no need to keep the receipts"
-    r"|\bno need for (?:you|u) to (?:be )?(?:remember(?:ing)?|keep(?:ing)?|stor(?:e|ing)|sav(?:e|ing)|know|have|"
-    r"hold(?:ing)?)\b|\bno need to (?:be )?(?:remember(?:ing)?|keep(?:ing)?|stor(?:e|ing)|sav(?:e|ing)|know|have|"
-    r"hold(?:ing)?) (?:that|this|it|those|these|them|what|anything|any of|about|hold of)\b"
+    rf"|\bno need for (?:you|u) to (?:be )?{_HOLD_VERBS}\b"
+    rf"|\bno need to (?:be )?{_HOLD_VERBS} (?:that|this|it|those|these|them|what|anything|any of|about|hold of)\b"
 )
 _NARRATIVE = re.compile(
     r"\b(?:he|she|they|someone|somebody|my (?:[a-z]+ )?(?:boss|son|daughter|mum|mom|dad|sister|brother|friend|"
