@@ -33,6 +33,10 @@ REQUESTS = [
     "my cousin's new address, no need for you to be keeping hold of it",
     "I'd feel calmer if you didn't have that, the stuff about my debts",
     "i really don't want my ex's surname in your memory",
+    # A statement's word order for a question, "take it away", "no longer possess".
+    "The pension I get from Poland, you can not keep it?",
+    "My old flat in Gdansk, take it away please.",
+    "Is possible that you no longer possess my bank number?",
 ]
 ORDINARY = [
     "How do I delete a Docker volume?",
@@ -44,6 +48,8 @@ ORDINARY = [
     "No need to keep the receipts, I scanned them all.",
     "We went caving in the Brecon Beacons last weekend.",
     "Can you rub out the pencil marks on this page?",
+    "Take it away from the heat once it starts to bubble.",
+    "I no longer possess the original receipt, can I still get a refund?",
 ]
 
 
@@ -166,6 +172,19 @@ def test_the_features_are_optional_and_give_the_same_answer(vectors):
         ("i really don't want my ex's surname in your memory", ["my ex's surname"]),
         ("my cousin's new address, no need for you to be keeping hold of it", ["my cousin's new address"]),
         ("the name of my old landlord, rub it out please", ["the name of my old landlord"]),
+        # "no need to remember it" points back too; how the thing stands now ("paid", "all sorted") is no part of it.
+        ("the overdraft with my credit union is cleared, so there's no need to remember it",
+         ["the overdraft with my credit union is cleared"]),
+        ("Also my parking fine from March -- paid off last week, so no need to keep it.",
+         ["my parking fine from March"]),
+        ("no reason to store my old work email any more", ["my old work email"]),
+        # A greeting, someone's advice and "these two" point past themselves; "given you" says what was told.
+        ("Good morning. Last week I have given you my tax number. This I prefer you do not keep.",
+         ["my tax number"]),
+        ("My blood results. My daughter says I must not share such things. Can you forget it?", ["My blood results"]),
+        ("The code of my garage and the name of my bank, I should not have typed. Please wipe these two.",
+         ["The code of my garage", "the name of my bank"]),
+        ("my court case, don't put in your notes, throw it away", ["my court case"]),
         # A remark about the thing between it and the request is no part of it; a summing-up or a phrase about
         # something in the thing is.
         ("the pin for my gym locker. nobody else knows that, so wipe it please", ["the pin for my gym locker"]),
@@ -253,6 +272,8 @@ def test_targets_one_entry_per_thing_named(text, targets):
     ("forget the loan, don't keep it", []),
     ("the bitcoin figure and where I keep it, scrub that", []),
     ("delete my BSN. the passport number please keep", ["the passport number"]),
+    # A name standing bare before "you can keep".
+    ("Remove the NIF. Passport you may keep, no problem.", ["Passport"]),
     # Keeping words that ask for something to go, or say nothing in particular, spare nothing.
     ("please keep my address out of your memory", []),
     ("don't keep my address", []),

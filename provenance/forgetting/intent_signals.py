@@ -108,6 +108,8 @@ IMPERATIVE_VERBS = "|".join(
        # The object between verb and particle: "rub it out", "throw that away"
        r"(?:throw(?:ing)?|toss(?:ing)?|rub(?:bing)?|blot(?:ting)?|cross(?:ing)?|scratch(?:ing)?) (?:it|that|this|them|"
        r"those|these) (?:away|out)(?!\s+(?:of|from)\b)",
+       # "the kimlik number, take it away" (not "take it away from the kids")
+       r"tak(?:e|ing) (?:it|that|this|them|those|these) away(?!\s+(?:from|to|with|for)\b)",
        # Slang: "kill that", "kill it pls" (not "kill it at the interview")
        r"kill(?= (?:that|it|this)\b(?! (?:at|in|on|with|for|out there)\b))"]
 )
@@ -127,7 +129,11 @@ _STOP = re.compile(rf"\b(?:stop|stopping|quit|quitting|cease|no longer) (?:{_KEE
                    rf"track(?:ing)?)\b|(?<!\bi )(?<!\bwe )(?<!\bthey )(?<!\bhe )(?<!\bshe )"
                    rf"\b(?:don't|do not|never|(?:you|to) not) "
                    rf"(?:{_KEEP_VERBS})\b|\b(?:you|u|to) not have (?:saved|stored|kept|remembered|recorded|logged)\b|"
-                   rf"\b(?:please|pls|you|u) not (?:to )?(?:{_KEEP_VERBS}|know)\b")
+                   rf"\b(?:please|pls|you|u) not (?:to )?(?:{_KEEP_VERBS}|know)\b"
+                   # asked in the order of a statement: "the money I send my nephew, you can not store?"
+                   r"|\b(?:you|u) (?:to )?(?:no longer|not|don't|do not|never) possess\b"
+                   rf"|\b(?:you|u) (?:can|could) ?not (?:{_KEEP_VERBS}|know)\b"
+                   r"(?=\s*(?:(?:it|this|that|them|these|those)(?:\s+[\w-]+){0,2})?\s*\?)")
 _LEAD = (r"(?:^[^a-z0-9]*|[,.;:!?-] *|\b(?:so|and|then|but|just|please|now|also|actually|ok|okay|hey|hi|right|"
          r"alright|well|look|kindly|wait|sorry|honestly|oh|um|thought|thing|request|mind)\b,? *)")
 _ASK = (r"(?:(?:can|could|would|will|won't) you|you to|is there (?:a|any) way (?:for you )?to|"
@@ -466,6 +472,7 @@ _CUE = re.compile(
     r"|\b(?:something|anything) (?:that )?(?:you|u) (?:don't |do not |never |no longer )?(?:know|keep|remember|learned|"
     r"heard)\b|\bsomething (?:you're|ur) aware of\b|\boff the table\b|\bnot for (?:you|u) to (?:keep|know|remember)\b"
     r"|\bwas never mentioned\b|\bas far as your memory goes\b|\b(?:you|u) never (?:heard|learned|learnt|knew)\b"
+    r"|\b(?:you|u) (?:to )?(?:no longer|not|don't|do not|never) possess\b"
 )
 
 

@@ -24,23 +24,25 @@ VAGUE = {
     "before", "earlier", "previously", "today", "yesterday", "anywhere", "nowhere", "anywhere else", "him", "her",
     "the other one", "the other thing", "the other", "that one", "this one", "one", "the whole lot",
     "the whole lot of it", "the lot", "the lot of it", "the whole thing", "all of them", "the pair of them",
+    "these two", "those two", "the two", "these three", "those three", "both of these", "both of those",
 }
 _I = re.IGNORECASE
 _KEEPING = (r"keep(?:ing)? (?:track of|tabs on|a record of|records of|notes of|a note of)|hav(?:e|ing)|"
             r"remember(?:ing)?|keep(?:ing)?|stor(?:e|ing)|sav(?:e|ing)|retain(?:ing)?|hold(?:ing)?(?: on ?to)?|"
-            r"hang(?:ing)? on ?to|log(?:ging)?|track(?:ing)?")
+            r"hang(?:ing)? on ?to|log(?:ging)?|track(?:ing)?|possess(?:ing)?")
 _ASKED = (r"(?:^|[,.;:!?-]\s*|\b(?:so|and|then|but|just|please|pls|now|also|actually|ok|okay|hey|hi|right|alright|"
           r"well|look|kindly|wait|sorry|honestly|oh|um|you|u|to|and|mind|let's|lets)\s+)$")
 _MEMORY_PLACE = (r"(?:own\s+)?(?:(?:long[- ]term\s+)?(?:mem\w{0,2}or(?:y|ies)|storage)|mind|head|system|records?|"
                  r"notes|list(?: of things about me)?|memory hole|brain|files|database|db|logs?|knowledge|profile|"
                  r"context)")
 
-_POINTER = (r"it|that|this|them|those|these|all (?:of )?(?:it|that|this|them|those)|all that|the (?:whole )?lot(?: of "
-            r"(?:it|them))?|the whole thing|both(?: of them)?")
+_POINTER = (r"(?:these|those|the) (?:two|three|four)|it|that|this|them|those|these|all (?:of )?(?:it|that|this|them|"
+            r"those)|all that|the (?:whole )?lot(?: of (?:it|them))?|the whole thing|both(?: of them)?")
 
 # Patterns with the target in the middle: (pattern, priority); lower priority wins.
 _BETWEEN = [re.compile(p, _I) for p in (
-    rf"\b(?:tak|get|put|clean|send|cross|scratch|strik|knock)(?:e|s|es|ing|ting)?\s+(?!rid of\b)(?P<t>.+?)\s+"
+    rf"\b(?:tak|get|put|clean|send|cross|scratch|strik|knock|flush|wash)(?:e|s|es|ing|ting)?\s+(?!rid of\b)"
+    r"(?P<t>[^.?!]+?)\s+"
     rf"(?:out of|off|down|from)\s+(?:your|the|my)\s+{_MEMORY_PLACE}\b",
     r"\b(?:want|like|need|have|get|prefer)\s+(?P<t>(?!you\b|u\b|to\b|it\b).+?)\s+(?:to be\s+)?(?:gone|erased|deleted|"
     r"removed|wiped|stored|kept|saved|sitting|forgotten|excluded|left out|purged|scrubbed|dropped)\b",
@@ -51,6 +53,9 @@ _BETWEEN = [re.compile(p, _I) for p in (
     rf"\b(?:want|like|need|have|get|prefer)\s+(?P<t>{_POINTER})\s+(?:to be\s+)?(?:gone|erased|deleted|removed|wiped|"
     r"forgotten|purged|scrubbed|dropped|cleared|struck|taken (?:out|off|away)|put (?:out|away)|thrown out|binned)\b",
     rf"\blet\s+(?P<t>{_POINTER})\s+go\b",
+    # "... I don't want they stay with you", "I do not want it to remain in your memory"
+    rf"\b(?:don'?t|do not|not)\s+want\s+(?P<t>{_POINTER}|they)\s+(?:to\s+)?(?:stay|remain|be kept|be stored)\s+"
+    r"(?:with|in|on)\s+(?:you|u|your)\b",
     r"\b(?:make sure|ensure|see to it that|check that)\s+(?P<t>(?!you\b|u\b|to\b|i\b).+?)\s+(?:is|are|gets?)\s+"
     r"(?:deleted|gone|wiped|erased|removed|forgotten)\b",
     # The target first, then what should become of it: "X shouldn't be in your memory", "X is not something to keep".
@@ -100,7 +105,9 @@ _AFTER = [(re.compile(p, _I), rank) for p, rank in (
      r"keep|have|hear)\s+(?:about\s+|anything about\s+|of\s+)?", 0),
     (r"\b(?:take|taking)\s+back\s+what i (?:said|told you|mentioned)\s+(?:about\s+)?", 0),
     (rf"\b(?:stop|stopping|quit|quitting|don'?t|do not|no longer|never|cease|not to|(?:mind|consider|try)\s+not|"
-     rf"(?:you|u)\s+(?:\w+ly\s+)?not)\s+"
+     # "the loan from Sam is paid back, so no need to remember it", "there's no reason to keep that"
+     rf"no (?:real\s+|more\s+)?(?:need|reason) to|(?:don'?t|do not|doesn'?t) need to|needn'?t|"
+     rf"(?:you|u)\s+(?:\w+ly\s+)?not|(?:you|u)\s+(?:can|could)\s*not)\s+"
      rf"(?:{_KEEPING})\b\s*", 0),
     (r"\bno (?:record|trace|memory|note)s? of\s+", 0),
     # "my daughter's allergy info - I'd rather that wasn't stored": the target came before.
@@ -134,11 +141,12 @@ _COMMA_TAIL = re.compile(
     rf"sorry\b|"
     # a remark about someone: "Declan's Parkinson's, he'd hate anyone knowing", "her endometriosis, she doesn't ..."
     rf"{_THIRD_PERSON_REMARK}|"
-    rf"(?:and\s+)?(?:please\s+)?(?:{_VERB}|don'?t keep|don'?t remember|do not keep)\b)", _I)
+    rf"(?:and\s+)?(?:please\s+)?(?:{_VERB}|don'?t (?:keep|remember|put|store|save|record)|"
+    rf"do not (?:keep|put|store|save|record))\b)", _I)
 _PLACE_TAIL = re.compile(
     rf"\s+(?:from|out of|off|in|on|into|down)\s+(?:(?:your|you'?re|the|my)\s+)?(?:{_MEMORY_PLACE}|"
     rf"(?:what|whatever|everything|anything) (?:you|u) (?:know|store|keep|have|hold|save|remember)|"
-    rf"what you have)\b.*$", _I)
+    rf"what you have|(?:your|ur)\s+(?:side|end))\b.*$", _I)
 # "... my ex Marco don't keep it": the request said again at the end, without a comma.
 _VERB_TAIL = re.compile(rf"\s+(?:and\s+)?(?:please\s+)?(?:{_VERB}|don'?t keep|don'?t remember|do not keep)\s+"
                         r"(?:it|that|this|them|all of it)\b.*$", _I)
@@ -214,9 +222,9 @@ _JOINED_LEAD = re.compile(r"^(?:about|also)\s+", _I)
 _REASON = re.compile(r"^(?:that|it|this|it's|that's|there|can|could|would|will|please|i'?d|i would|i want|i need|"
                      r"i think|i feel|i should|i guess|i know|i trust|i hope|"
                      r"let'?s|go ahead|start|mind|is there|is it|hey|on second thought)\b|\byou\b|"
-                     r"^(?:for\s+)?(?:\w+\s+)?reasons?$|\b(?:said|"
+                     r"^(?:for\s+)?(?:\w+\s+)?reasons?(?:\s+of\s+\w+(?:\s+\w+)?)?$|\b(?:said|"
                      r"shared|overshared|told|typed|regret|"
-                     r"comfortable|mistake|private|personal|sensitive|embarrassing|business|privacy|careful|idea|"
+                     r"comfortable|happier|safer|calmer|relieved|chatting|joking|kidding|venting|rambling|mistake|private|personal|sensitive|embarrassing|business|privacy|careful|idea|"
                      r"trust|relevant|out of date|too much|thinking|oversharing|scared|afraid|worried|nervous|anxious|"
                      r"ashamed|embarrassed|awkward|uncomfortable|foolish|stupid|silly|unwise|oughtn'?t|"
                      # what someone would do if they knew: "he'd hate me for telling", "she'd kill me"
@@ -224,7 +232,8 @@ _REASON = re.compile(r"^(?:that|it|this|it's|that's|there|can|could|would|will|p
                      r"jumped the gun|for telling)\b", _I)
 # Words that only voice a feeling or clear the throat, in English and in the languages people mix into it: "ugh",
 # "omg", "lol", "ahh wait", "sjoe", "nossa", "wallah", "aiyo".
-_INTERJECTION = re.compile(r"^(?:\W*(?:ok|okay|so|hey|hi|um+|uh+|er+m*|right|alright|well|look|wait|actually|honestly|"
+_INTERJECTION = re.compile(r"^(?:\W*(?:ok|okay|so|hey|hi|hello|hiya|greetings|good (?:day|morning|afternoon|evening)|"
+                           r"um+|uh+|er+m*|right|alright|well|look|wait|actually|honestly|"
                            r"oh+|also|(?:my\s+)?dear(?:\s+\w+)?|oh dear|oh no|oh god|oh man|"
                            r"on reflection|on second thoughts?|in hindsight|frankly|to be honest|thinking about it|"
                            r"ugh+|argh+|oops|whoops|hm+|damn|dang|sorry|omg|omfg|lol|lmao|rofl|ha(?:ha)+|he(?:he)+|"
@@ -315,7 +324,9 @@ _SPARED_AFTER = re.compile(
     r"(?:keep|leave|retain)\s+"
     rf"(?P<x>[^.;,!?\u2013\u2014{_EMOJI}]+)", _I)
 _SPARED_BEFORE = re.compile(
-    r"(?<!\bnothing about )(?<!\bnothing of )(?P<x>\b(?:(?:the|my|his|her|their|our)\s|[^\W\d_]+'s\s)"
+    # a name or a number's name may stand bare: "Aadhaar you may keep", "German one you can keep"
+    r"(?<!\bnothing about )(?<!\bnothing of )(?P<x>\b(?:(?:the|my|his|her|their|our)\s|[^\W\d_]+'s\s|"
+    r"(?-i:[A-Z][\w-]+)(?=\s+(?:one\s+|number\s+|card\s+)?(?:you|u)\s+(?:can|may|could)\s))"
     rf"[^.;,!?\u2013\u2014{_EMOJI}]{{0,60}}?)\s+"
     r"(?:itself\s+)?(?:(?:may|can|could|should)\s+(?:remain|stay)|(?:is|are)\s+(?:fine|ok|okay|not a problem|"
     r"no problem)|(?:is|are\s+)?whatever(?=\s*(?:[.;,!?]|$))|(?:you|u)\s+(?:can|may|could)\s+(?:keep|hold on to|"
@@ -511,14 +522,15 @@ def split_targets(target: str) -> list[str]:
         [_clean(target)] if _clean(target) else [])
 
 
-_TOLD_YOU = r"\b(?:told|tell|telling|gave|give|giving|showed|sent|asked)\s+(?:you|u)\b"
+_TOLD_YOU = r"\b(?:told|tell|telling|gave|give|given|giving|showed|shown|sent|asked)\s+(?:you|u)\b"
 
 
 # "when I told you about the procedure from my college days", "what I confessed about the mistake on the ward".
 _TOLD_ABOUT = re.compile(
     r"\b(?:i|having)\s+(?:\w+\s+)?(?:(?:said|told (?:you|u)|mentioned|confessed|admitted|revealed|disclosed|shared|"
     r"wrote|typed|let slip|opened up)\s+(?:to (?:you|u)\s+)?(?:about|regarding|concerning)\s+(?P<t>[^.?!;,]+)|"
-    r"(?:mentioned|confessed|admitted|revealed|disclosed|shared)\s+(?P<n>(?:the|my|our|that|this)\s+[^.?!;,]+))", _I)
+    r"(?:mentioned|confessed|admitted|revealed|disclosed|shared|(?:gave|given|sent|showed|shown)\s+(?:you|u))\s+"
+    r"(?P<n>(?:the|my|our|that|this)\s+[^.?!;,]+))", _I)
 _TOLD_ABOUT_END = re.compile(r"\s+(?:was|were|wasn't|weren't|is|isn't|are|aren't|has|have|had|will|would|should|"
                              r"can|could|and i|but|because|so|since|if|to you)\b.*$", _I)
 # What the user says they gave away, in a clause: "it was foolish to give out where I live", "I shouldn't have
@@ -549,6 +561,16 @@ def _names_something(target: str) -> bool:
 # A sentence ending on a pronoun for a thing, as a remark about it ("nobody knows about that", "void it"); not a
 # summing-up ("me being bi, Camila, all of it") nor a phrase about something in it ("what I dropped on them").
 _REMARK_ON_IT = re.compile(r"(?<!\bof )(?<!\bon )\b(?:that|this|it)\W*$", _I)
+# What someone else says of it: "my grandson says an old lady must not give this to a computer", "my lawyer
+# told me to keep it quiet".
+_SOMEONE_SAYS = re.compile(r"^\W*(?:(?:and|but|because|cause|since)\s+)?(?:my|our|the|his|her)\s+"
+                           r"(?:(?!(?:i|you|u|we|thing|stuff|bit|part)\b)[\w'-]+\s+){1,2}?"
+                           r"(?:says|said|told me|tells me|explained|warned|advised|thinks|insists|insisted)\b", _I)
+# A few words on how the thing stands now, with no subject of their own: "the money I owed the tax office - paid as
+# of yesterday, so ...", "my ex's debt. all sorted now".
+_STATE_REMARK = re.compile(r"^\W*(?:(?:all|now|finally|long|since|it'?s|its)\s+)?(?:paid(?:\s+off)?|sorted|settled|"
+                           r"done|over|finished|resolved|fixed|cleared|closed|healed|cured|ended|dealt with|"
+                           r"taken care of|handled|behind me|water under the bridge)\b(?:\W+\w+){0,4}\W*$", _I)
 
 
 def _look_back(prefix: str) -> str | None:
@@ -559,7 +581,8 @@ def _look_back(prefix: str) -> str | None:
     is known to almost no one, and I would like that to include you", "I'm not even sure why I said it, about
     maybe leaving my marriage"), with the clause before when that one is only a name ("my ex, Tom")."""
     prefix = re.sub(r"[\s,:;?!.\-\u2013\u2014]*(?:\b(?:so|and|then|please|pls|kindly|just|(?<!right )now|ok|okay|"
-                    r"can you|could you|would you|can|could|would|will|i|wait|actually|no)\W*)*$", "", prefix, flags=_I)
+                    r"can you|could you|would you|can|could|would|will|i|wait|actually|no|there'?s|there is)\W*)*$", "",
+                    prefix, flags=_I)
     sentences = [s for s in re.split(rf"(?:{_SENTENCE_END.pattern}|:\s)", prefix) if s and s.strip()]
     recent = sentences[-3:]
     for place, sentence in reversed(list(enumerate(recent))):
@@ -569,7 +592,8 @@ def _look_back(prefix: str) -> str | None:
             # "The meat from work... if my chef knew I'd be done. Forget about it": what could follow the thing
             # named before (on its own, "if the ring plan is still in your memory, ditch it" names the thing).
             continue
-        if place and _REMARK_ON_IT.search(sentence) and not _TOLD_ABOUT.search(sentence):
+        if place and (_REMARK_ON_IT.search(sentence) or _STATE_REMARK.match(sentence) or
+                      _SOMEONE_SAYS.match(sentence)) and not _TOLD_ABOUT.search(sentence):
             # "... the code for my bank card?? nobody should know that, throw it away": a remark about the thing
             # named before it.
             continue
@@ -726,7 +750,7 @@ def extract_targets(text: str) -> list[str]:
             return list(dict.fromkeys(found))
     targets = _elaborated(raw, _extract(raw))
     targets = [*targets, *_further_requests(raw, targets)] if targets else targets
-    return list(dict.fromkeys(_one_named(t, targets[:i], raw) for i, t in enumerate(targets)))
+    return list(dict.fromkeys(_one_named(t, targets[:i], raw) for i, t in enumerate(targets) if t.strip()))
 
 
 # "one" standing for a thing the request names elsewhere: "both loans, the black credit and the Vietcombank one",
