@@ -71,6 +71,7 @@ def test_several_targets_in_one_request(user):
     ("everything to do with my ex, please", 1), ("wipe all the medical stuff", None), ("my debts", None),
     ("the details of the investigation", 1), ("anything about my nest egg", 1),
     ("forget where I live", 1), ("the money I owe my brother", 1),
+    ("my card numbers, both bank ones, please forget", 2), ("both the Irish ones", 2), ("both my kids' schools", 1),
 ])
 def test_how_many_statements_a_request_names(text, count):
     assert resolution.how_many(text) == count
