@@ -37,6 +37,9 @@ REQUESTS = [
     "The pension I get from Poland, you can not keep it?",
     "My old flat in Gdansk, take it away please.",
     "Is possible that you no longer possess my bank number?",
+    # "suppress" as French, Spanish and Italian speakers say delete; "turf" as slang.
+    "What I told you about the clinic in Lyon, can you suppress it?",
+    "turf everything about my overdraft pls",
 ]
 ORDINARY = [
     "How do I delete a Docker volume?",
@@ -49,6 +52,8 @@ ORDINARY = [
     "We went caving in the Brecon Beacons last weekend.",
     "Can you rub out the pencil marks on this page?",
     "Take it away from the heat once it starts to bubble.",
+    "How do I suppress a cough at night?",
+    "They turfed him out of the pub at closing time.",
     "I no longer possess the original receipt, can I still get a refund?",
 ]
 

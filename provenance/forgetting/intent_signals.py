@@ -89,7 +89,7 @@ _BASES = (
     "forget delete remove erase wipe purge scrub drop clear discard expunge ditch scrap bin trash dump toss destroy "
     "obliterate shred redact eliminate nuke zap lose cut blank strike scratch unlearn un-remember unremember unhear "
     "unsee undo reset rid retract memory-hole unknow un-know un-see un-hear un-learn efface unsave un-save unstore "
-    "un-store unrecord un-record"
+    "un-store unrecord un-record suppress turf"
 ).split()
 _DOUBLE = {"drop", "scrub", "scrap", "bin", "zap", "cut", "rid", "shred", "reset", "forget"}
 
@@ -116,7 +116,7 @@ IMPERATIVE_VERBS = "|".join(
 DELETE_VERBS = IMPERATIVE_VERBS + (
     r"|forgot|deleted|removed|erased|wiped|purged|scrubbed|dropped|cleared|discarded|expunged|ditched|scrapped|binned|"
     r"trashed|dumped|destroyed|obliterated|shredded|redacted|eliminated|nuked|zapped|blanked|struck|scratched|"
-    r"unlearned|effaced|unsaved|unstored|unrecorded|"
+    r"unlearned|effaced|unsaved|unstored|unrecorded|suppressed|turfed|"
     r"(?:out(?: of)?|off) your (?:memory|head|mind|system|records|notes|list)|memory hole|clean slate|"
     r"slate clean|never said|unsaid"
 )

@@ -965,7 +965,7 @@ FRAME_WORDS = set(
     longer never ever again stop quit cease let sure make ensure pretend regret shouldn't wouldn't couldn't
     isn't aren't wasn't thing bit yeah yep lol pls plz asap immediately right away completely entirely
     permanently forever profile context storage exclude excluded future answers replies responses unsave
-    assistant bot chatbot machine anywhere somewhere kind outta
+    assistant bot chatbot machine anywhere somewhere kind outta efface unstore unrecord suppress turf possess
     """.split()
 )
 _GIST_WORD = re.compile(r"[\w'’.-]*\w", re.UNICODE)
