@@ -190,6 +190,7 @@ def test_the_features_are_optional_and_give_the_same_answer(vectors):
         ("The code of my garage and the name of my bank, I should not have typed. Please wipe these two.",
          ["The code of my garage", "the name of my bank"]),
         ("my court case, don't put in your notes, throw it away", ["my court case"]),
+        ("Wipe the wifi password from your memory. Consider it leaked and don't keep it.", ["the wifi password"]),
         # A remark about the thing between it and the request is no part of it; a summing-up or a phrase about
         # something in the thing is.
         ("the pin for my gym locker. nobody else knows that, so wipe it please", ["the pin for my gym locker"]),

@@ -836,6 +836,8 @@ def _further_requests(raw: str, targets: list[str]) -> list[str]:
         found = [_AT_IT.sub("", t) for t in found]
         added += [t for t in found if t and not is_vague(t) and request_gist(t) and not _is_reason(t)
                   and not re.match(r"\W*(?:we|he|she|they|you|u|i)\b", t, _I)
+                  # an instruction about the thing already named: "Treat it as compromised and don't store it"
+                  and not re.match(r"\W*[a-z]+\s+(?:it|that|this|them)\b", t, _I)
                   and not re.search(r"\b(?:it|that|this|them|those|these|both)\W*$", t, _I)]
     return added
 
