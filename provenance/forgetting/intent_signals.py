@@ -124,6 +124,8 @@ _BASE_VERBS = "|".join(re.escape(v) for v in _BASES)
 _DEL = re.compile(rf"\b(?:{DELETE_VERBS})\b(?!-me-not)")
 _KEEP_VERBS = (r"remember(?:ing)?|keep(?:ing)?|stor(?:e|ing)|sav(?:e|ing)|retain(?:ing)?|hold(?:ing)? on ?to|"
                r"hang(?:ing)? on ?to|log(?:ging)?")
+# "you no longer possess my address" (never "I no longer possess the receipt")
+_YOU_NOT_POSSESS = r"\b(?:you|u) (?:to )?(?:no longer|not|don't|do not|never) possess\b"
 # "Stop knowing/having/tracking" asks; "I don't know", "we do not have" do not.
 _STOP = re.compile(rf"\b(?:stop|stopping|quit|quitting|cease|no longer) (?:{_KEEP_VERBS}|hav(?:e|ing)|know(?:ing)?|"
                    rf"track(?:ing)?)\b|(?<!\bi )(?<!\bwe )(?<!\bthey )(?<!\bhe )(?<!\bshe )"
@@ -131,7 +133,7 @@ _STOP = re.compile(rf"\b(?:stop|stopping|quit|quitting|cease|no longer) (?:{_KEE
                    rf"(?:{_KEEP_VERBS})\b|\b(?:you|u|to) not have (?:saved|stored|kept|remembered|recorded|logged)\b|"
                    rf"\b(?:please|pls|you|u) not (?:to )?(?:{_KEEP_VERBS}|know)\b"
                    # asked in the order of a statement: "the money I send my nephew, you can not store?"
-                   r"|\b(?:you|u) (?:to )?(?:no longer|not|don't|do not|never) possess\b"
+                   rf"|{_YOU_NOT_POSSESS}"
                    rf"|\b(?:you|u) (?:can|could) ?not (?:{_KEEP_VERBS}|know)\b"
                    r"(?=\s*(?:(?:it|this|that|them|these|those)(?:\s+[\w-]+){0,2})?\s*\?)")
 _LEAD = (r"(?:^[^a-z0-9]*|[,.;:!?-] *|\b(?:so|and|then|but|just|please|now|also|actually|ok|okay|hey|hi|right|"
@@ -472,7 +474,7 @@ _CUE = re.compile(
     r"|\b(?:something|anything) (?:that )?(?:you|u) (?:don't |do not |never |no longer )?(?:know|keep|remember|learned|"
     r"heard)\b|\bsomething (?:you're|ur) aware of\b|\boff the table\b|\bnot for (?:you|u) to (?:keep|know|remember)\b"
     r"|\bwas never mentioned\b|\bas far as your memory goes\b|\b(?:you|u) never (?:heard|learned|learnt|knew)\b"
-    r"|\b(?:you|u) (?:to )?(?:no longer|not|don't|do not|never) possess\b"
+    rf"|{_YOU_NOT_POSSESS}"
 )
 
 

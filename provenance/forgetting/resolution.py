@@ -233,10 +233,11 @@ _NUMBERS = {"both": 2, "two": 2, "2": 2, "pair": 2, "three": 3, "3": 3, "four": 
 # A number of things named, not of anything else: "all three", "the two of them", "both", "two things"; never "the
 # two girls I pay cash" or "both my kids".
 _COUNTED = re.compile(r"\b(?:both(?=\s*(?:$|[,.;:!?\u2013\u2014-]|of\b|(?:the\s+|my\s+)?(?:things|items|bits|facts|"
-                      r"details|matters|numbers|ids|debts|loans|one|ones)\b|(?:the\s+|my\s+)?[\w-]+\s+ones\b|please|pls|too|"
-                      r"as well|forgotten|gone|"
+                      r"details|matters|numbers|ids|debts|loans|one|ones)\b|(?:the\s+|my\s+)?[\w-]+\s+ones\b|please|"
+                      r"pls|too|as well|forgotten|gone|"
                       r"deleted|removed|erased|wiped))|(?:all|the|those|these|them)\s+(?P<n>two|three|four|2|3|4)"
-                      r"(?=\s*(?:$|[,.;:!?\u2013\u2014-]|of\b|from\s+(?:your|ur|the)\b|things|items|bits|facts|details|matters|statements|"
+                      r"(?=\s*(?:$|[,.;:!?\u2013\u2014-]|of\b|from\s+(?:your|ur|the)\b|things|items|bits|facts|details|"
+                      r"matters|statements|"
                       r"messages|numbers|parts|please|pls|too|as well))|(?P<m>two|three|four|2|3|4)\s+(?:things|"
                       r"items|bits|facts|details|matters|statements|messages|numbers|parts|ids|debts|loans|of them|"
                       r"of those|of these))\b", re.IGNORECASE)
