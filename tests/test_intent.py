@@ -191,6 +191,11 @@ def test_the_features_are_optional_and_give_the_same_answer(vectors):
          ["The code of my garage", "the name of my bank"]),
         ("my court case, don't put in your notes, throw it away", ["my court case"]),
         ("Wipe the wifi password from your memory. Consider it leaked and don't keep it.", ["the wifi password"]),
+        # Politeness before a pointer, a remark run on after "the X thing", what someone said, "written down".
+        ("My pension. Would you be kind enough to take it out of your memory?", ["My pension"]),
+        ("delete the gym thing pls thats so embarrassing", ["the gym thing"]),
+        ("forget the loan from Dev, my accountant said to keep it quiet", ["the loan from Dev"]),
+        ("i really don't want my work schedule written down anywhere", ["my work schedule"]),
         # A remark about the thing between it and the request is no part of it; a summing-up or a phrase about
         # something in the thing is.
         ("the pin for my gym locker. nobody else knows that, so wipe it please", ["the pin for my gym locker"]),

@@ -45,7 +45,8 @@ _BETWEEN = [re.compile(p, _I) for p in (
     r"(?P<t>[^.?!]+?)\s+"
     rf"(?:out of|off|down|from)\s+(?:your|the|my)\s+{_MEMORY_PLACE}\b",
     r"\b(?:want|like|need|have|get|prefer)\s+(?P<t>(?!you\b|u\b|to\b|it\b).+?)\s+(?:to be\s+)?(?:gone|erased|deleted|"
-    r"removed|wiped|stored|kept|saved|sitting|forgotten|excluded|left out|purged|scrubbed|dropped)\b",
+    r"removed|wiped|stored|kept|saved|sitting|forgotten|excluded|left out|purged|scrubbed|dropped|written down|"
+    r"noted down|logged|recorded)\b",
     # "I don't want my ex's surname in your memory"
     rf"\b(?:want|need)\s+(?P<t>(?!you\b|u\b|to\b|it\b).+?)\s+(?:in|on)\s+your\s+{_MEMORY_PLACE}\b",
     # A pronoun pointing back at what came before: "I'd like that taken out of your memory", "please let all of
@@ -139,6 +140,9 @@ _COMMA_TAIL = re.compile(
     rf"please|pls|ok\b|okay|would you|will you|can you|could you|if you|when you|now\b|for real|seriously|just|"
     rf"if that'?s|if possible|no questions|as discussed|thanks in advance|no need|(?:i\s+)?don'?t want|do not want|"
     rf"for (?:\w+\s+)?reasons?\b|"
+    # what someone said of it: "juliana taking enzo, lawyer said dont talk about it" (not ", what she said about me")
+    rf"(?!(?:what|how|why|when|where|who|which|that|everything|anything|all)\b)[\w'-]+(?:\s+[\w'-]+)?\s+(?:said|says|"
+    rf"told me|tells me|warned|advised)\b|"
     rf"sorry\b|"
     # a remark about someone: "Declan's Parkinson's, he'd hate anyone knowing", "her endometriosis, she doesn't ..."
     rf"{_THIRD_PERSON_REMARK}|"
@@ -393,6 +397,13 @@ def _drop_interjections(target: str) -> str:
 _ABBREVIATED = re.compile(r"\b(?:no|nr|num|acct|acc|ref|tel|approx|dept|st|mr|mrs|ms|dr|jr|sr|etc|vs|incl)$", _I)
 
 
+# "the addy thing pls thats a legal liability": a thing named by a word or two, then a remark about it with no stop
+# between (not "the health thing I mentioned ...", "the legal thing my ex got on me").
+_THING_THEN_REMARK = re.compile(r"^(\W*(?:the|that|this|my)\s+\S+(?:\s+\S+)?\s+(?:thing|stuff|bit|business|situation|"
+                                r"story|matter))\s+(?:please|pls|plz|as|cause|because|since|cuz|coz|lol|lmao|ok|"
+                                r"okay)\b.*$", _I)
+
+
 def _clean(target: str) -> str:
     target = _drop_interjections(target.strip())
     target = re.sub(r"\s{2,}", " ", _OCCASION.sub("", target)).strip()
@@ -423,6 +434,7 @@ def _clean(target: str) -> str:
     cut = _COMMA_TAIL.search(target)
     if cut:
         target = target[: cut.start()]
+    target = _THING_THEN_REMARK.sub(r"\1", target)
     target = _VERB_TAIL.sub("", _PLACE_TAIL.sub("", target))
     for _ in range(4):
         before = target
@@ -583,7 +595,8 @@ def _look_back(prefix: str) -> str | None:
     is known to almost no one, and I would like that to include you", "I'm not even sure why I said it, about
     maybe leaving my marriage"), with the clause before when that one is only a name ("my ex, Tom")."""
     prefix = re.sub(r"[\s,:;?!.\-\u2013\u2014]*(?:\b(?:so|and|then|please|pls|kindly|just|(?<!right )now|ok|okay|"
-                    r"can you|could you|would you|can|could|would|will|i|wait|actually|no|there'?s|there is)\W*)*$", "",
+                    r"can you|could you|would you|can|could|would|will|i|wait|actually|no|there'?s|there is|"
+                    r"(?:be\s+)?so\s+(?:good|kind)\s+as\s+to|(?:be\s+)?(?:good|kind)\s+enough\s+to)\W*)*$", "",
                     prefix, flags=_I)
     sentences = [s for s in re.split(rf"(?:{_SENTENCE_END.pattern}|:\s)", prefix) if s and s.strip()]
     recent = sentences[-3:]
