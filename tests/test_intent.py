@@ -40,6 +40,9 @@ REQUESTS = [
     # "suppress" as French, Spanish and Italian speakers say delete; "turf" as slang.
     "What I told you about the clinic in Lyon, can you suppress it?",
     "turf everything about my overdraft pls",
+    # "neither ... nor ... should be remembered", "get shot of it", "shouldn't be on record".
+    "Neither my brother's debts nor his court date should be remembered.",
+    "The row at my cousin's wedding shouldn't be on record. Get shot of it.",
 ]
 ORDINARY = [
     "How do I delete a Docker volume?",
@@ -54,6 +57,8 @@ ORDINARY = [
     "Take it away from the heat once it starts to bubble.",
     "How do I suppress a cough at night?",
     "They turfed him out of the pub at closing time.",
+    "Neither the bus nor the train should be late today, I hope.",
+    "Get shot of these old trainers, they're falling apart. Which brand lasts longer?",
     "I no longer possess the original receipt, can I still get a refund?",
 ]
 
@@ -196,6 +201,14 @@ def test_the_features_are_optional_and_give_the_same_answer(vectors):
         ("delete the gym thing pls thats so embarrassing", ["the gym thing"]),
         ("forget the loan from Dev, my accountant said to keep it quiet", ["the loan from Dev"]),
         ("i really don't want my work schedule written down anywhere", ["my work schedule"]),
+        # Things named by "neither ... nor", a pointer that should vanish, "make sure X isn't stored", "X is
+        # something I want removed", a pointer with a kept thing after "though".
+        ("Neither my salary nor my address should stay in your memory.", ["my salary", "my address"]),
+        ("the row with my landlord, could that just vanish from your memory?", ["the row with my landlord"]),
+        ("make sure my sister's new number isn't stored anywhere", ["my sister's new number"]),
+        ("My overdraft is something I want removed.", ["My overdraft"]),
+        ("My dad's debts and his drinking: delete both, though it's fine to know he lives in Leeds.",
+         ["My dad's debts", "his drinking"]),
         # A remark about the thing between it and the request is no part of it; a summing-up or a phrase about
         # something in the thing is.
         ("the pin for my gym locker. nobody else knows that, so wipe it please", ["the pin for my gym locker"]),
@@ -285,6 +298,7 @@ def test_targets_one_entry_per_thing_named(text, targets):
     ("delete my BSN. the passport number please keep", ["the passport number"]),
     # A name standing bare before "you can keep".
     ("Remove the NIF. Passport you may keep, no problem.", ["Passport"]),
+    ("Forget my divorce; the kids' schools, keep.", ["the kids' schools"]),
     # Keeping words that ask for something to go, or say nothing in particular, spare nothing.
     ("please keep my address out of your memory", []),
     ("don't keep my address", []),

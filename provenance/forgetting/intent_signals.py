@@ -103,8 +103,9 @@ def _ing(verb: str) -> str:
 # The verbs and idioms of deletion as a request uses them: "forget", "would you mind deleting", "get rid of".
 IMPERATIVE_VERBS = "|".join(
     [re.escape(v) for v in _BASES] + [re.escape(_ing(v)) for v in _BASES]
-    + ["forgotten", r"get(?:ting)? rid of", r"let(?:ting)? go of", r"throw(?:ing)? (?:away|out)",
-       r"clean(?:ing)? out", r"cross(?:ing)? out", r"tak(?:e|ing) back", r"rub(?:bing)? out", r"blot(?:ting)? out",
+    + ["forgotten", r"get(?:ting)? rid of", r"get(?:ting)? shot of", r"let(?:ting)? go of",
+       r"throw(?:ing)? (?:away|out)", r"clean(?:ing)? out", r"cross(?:ing)? out", r"tak(?:e|ing) back",
+       r"rub(?:bing)? out", r"blot(?:ting)? out",
        # The object between verb and particle: "rub it out", "throw that away"
        r"(?:throw(?:ing)?|toss(?:ing)?|rub(?:bing)?|blot(?:ting)?|cross(?:ing)?|scratch(?:ing)?) (?:it|that|this|them|"
        r"those|these) (?:away|out)(?!\s+(?:of|from)\b)",
@@ -333,7 +334,8 @@ _STOP_OTHER = re.compile(
 )
 # "X needs to go", "can X be deleted?", "I want X wiped": deletion said in the passive.
 _PARTICIPLE = r"(?:deleted|erased|removed|wiped|forgotten|purged|scrubbed|cleared|dropped|redacted|gone)"
-_RETAINED = r"stored|kept|saved|remembered|retained|recorded|logged|held on to|hung on to|on file|in your memory"
+_RETAINED = (r"stored|kept|saved|remembered|retained|recorded|logged|held on to|hung on to|on file|on record|"
+             r"in your memory")
 _PASSIVE = re.compile(
     # "X needs to go", "can X be deleted?", "X shouldn't be remembered"
     rf"\b(?:needs? to|has to|have to|must|should|ought to|can|could|may|will|would|shall)\b.{{0,60}}?\bbe "
@@ -346,6 +348,9 @@ _PASSIVE = re.compile(
     # "I'd prefer it is not kept", "I would feel better if that weren't stored", "it shouldn't stay on file"
     rf"|\b(?:not|never|no longer|wasn't|weren't|isn't|aren't)\b (?:be |been |being |to be |get |getting )?"
     rf"(?:{_RETAINED})\b"
+    # "Neither Elif's girlfriend nor Deniz's nose job should be remembered"
+    rf"|\bneither\b[^.?!]{{1,80}}?\bnor\b[^.?!]{{1,80}}?\b(?:should|must|needs? to|has to|have to)\s+(?:be\s+)?"
+    rf"(?:{_RETAINED}|stay|remain)\b"
 )
 
 # A deletion verb whose object is a whole clause, a fact stated after "that": "forget that I'm vegan", "delete that

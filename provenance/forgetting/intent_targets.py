@@ -59,12 +59,21 @@ _BETWEEN = [re.compile(p, _I) for p in (
     r"(?:with|in|on)\s+(?:you|u|your)\b",
     r"\b(?:make sure|ensure|see to it that|check that)\s+(?P<t>(?!you\b|u\b|to\b|i\b).+?)\s+(?:is|are|gets?)\s+"
     r"(?:deleted|gone|wiped|erased|removed|forgotten)\b",
+    # "make sure Megan's job offer isn't stored anywhere"
+    r"\b(?:make sure|ensure|see to it that|check that)\s+(?P<t>(?!you\b|u\b|to\b|i\b).+?)\s+(?:isn'?t|is not|aren'?t|"
+    r"are not|won'?t be|doesn'?t get|don'?t get)\s+(?:stored|kept|saved|remembered|recorded|logged|held)\b",
+    # "Neither Elif's girlfriend nor Deniz's nose job should be remembered"
+    r"^\W*neither\s+(?P<t>[^.?!]+?\s+nor\s+[^.?!]+?)\s+(?:should|must|needs? to|has to|have to)\s+(?:be\s+)?"
+    r"(?:remembered|kept|stored|saved|recorded|on record|on file|in your memory|stay|remain)\b",
+    # "the office romance with Min-jun, could that vanish from your memory?"
+    rf"\b(?:can|could|would|will|let|make)\s+(?P<t>{_POINTER})\s+(?:just\s+)?(?:vanish|disappear|fade|go away)\b",
     # The target first, then what should become of it: "X shouldn't be in your memory", "X is not something to keep".
     r"^(?:\W*\w+,\s*)?(?P<t>(?!(?:you|u|i|we|it|that|this|there|please|can|could|would|will|act|behave|pretend)\b)"
     r"[^.?!]+?)(?:,\s*(?:this|that|it|these|those))?"
     r"(?<!\bi)(?<!\byou)\s+(?:shouldn'?t|should not|should never|doesn'?t need to|does not need to|needn'?t|"
     r"is not something|isn'?t something|are not something|aren'?t something|"
     r"is something you|are something you|(?:is|are) (?:now )?off the (?:table|books|record)|"
+    r"(?:is|are) something i(?:'d| would)? (?:want|like|need) (?:removed|gone|deleted|erased|forgotten|wiped)|"
     r"(?:is|are) not for (?:you|u) to (?:keep|know|remember|have)|(?:was|were) never (?:mentioned|said|told|shared))\b",
     # "act as if the egg freezing idea was never mentioned"
     r"\b(?:act|behave)\s+(?:as if|as though|like)\s+(?P<t>(?!i\b|you\b|u\b).+?)\s+(?:was|were|had been)\s+"
@@ -139,7 +148,7 @@ _COMMA_TAIL = re.compile(
     rf",\s*(?:it'?s|it was|that'?s|that was|this is|i\b|i'm|i'd|because|since|as\b|cause|cuz|thanks|thank you|thx|"
     rf"please|pls|ok\b|okay|would you|will you|can you|could you|if you|when you|now\b|for real|seriously|just|"
     rf"if that'?s|if possible|no questions|as discussed|thanks in advance|no need|(?:i\s+)?don'?t want|do not want|"
-    rf"for (?:\w+\s+)?reasons?\b|"
+    rf"for (?:\w+\s+)?reasons?\b|though\b|although\b|even though\b|"
     # what someone said of it: "juliana taking enzo, lawyer said dont talk about it" (not ", what she said about me")
     rf"(?!(?:what|how|why|when|where|who|which|that|everything|anything|all)\b)[\w'-]+(?:\s+[\w'-]+)?\s+(?:said|says|"
     rf"told me|tells me|warned|advised)\b|"
@@ -214,8 +223,8 @@ _HEAD = re.compile(
     r"^(?:my|his|her|their|our|the|that|this|those|these|where|what|how|when|why|whether|everything|anything|all|any|"
     r"i|i'm|i've|i'd|i'll|i was|we|he|she|they)\b", _I)
 _COMMA_NOT_HEAD = re.compile(r"^(?:which|who|whom|whose|where (?!i\b)|so|but|the one|the ones)\b", _I)
-_SEPARATOR = re.compile(r"(\s*,\s*(?:(?:and|&|plus|n|or)(?:\s+also)?\s+)?|\s+(?:and(?:\s+also)?|or|&|plus|as well as|"
-                        r"along with|together with|n|'n'|y|et|und)\s+)", _I)
+_SEPARATOR = re.compile(r"(\s*,\s*(?:(?:and|&|plus|n|or)(?:\s+also)?\s+)?|\s+(?:and(?:\s+also)?|or|nor|&|plus|"
+                        r"as well as|along with|together with|n|'n'|y|et|und)\s+)", _I)
 # After "and" (not a bare comma), a name, an abbreviation, someone's thing or another language's "my" or "the"
 # starts a thing of its own too ("my TFN and Medicare number", "my hepatitis and about Hung stealing", "mon SIN et
 # mon numéro RAMQ"); so does, after a comma, someone's thing ("the biopsy, Mum's Parkinson's and the IVF").
@@ -333,7 +342,7 @@ _SPARED_BEFORE = re.compile(
     # a name or a number's name may stand bare: "Aadhaar you may keep", "German one you can keep"
     r"(?<!\bnothing about )(?<!\bnothing of )(?P<x>\b(?:(?:the|my|his|her|their|our)\s|[^\W\d_]+'s\s|"
     r"(?-i:[A-Z][\w-]+)(?=\s+(?:one\s+|number\s+|card\s+)?(?:you|u)\s+(?:can|may|could)\s))"
-    rf"[^.;,!?\u2013\u2014{_EMOJI}]{{0,60}}?)\s+"
+    rf"[^.;,!?\u2013\u2014{_EMOJI}]{{0,60}}?),?\s+"
     r"(?:itself\s+)?(?:(?:may|can|could|should)\s+(?:remain|stay)|(?:is|are)\s+(?:fine|ok|okay|not a problem|"
     r"no problem)|(?:is|are\s+)?whatever(?=\s*(?:[.;,!?]|$))|(?:you|u)\s+(?:can|may|could)\s+(?:keep|hold on to|"
     r"remember)|"
@@ -983,6 +992,7 @@ FRAME_WORDS = set(
     isn't aren't wasn't thing bit yeah yep lol pls plz asap immediately right away completely entirely
     permanently forever profile context storage exclude excluded future answers replies responses unsave
     assistant bot chatbot machine anywhere somewhere kind outta efface unstore unrecord suppress turf possess
+    neither nor
     """.split()
 )
 _GIST_WORD = re.compile(r"[\w'’.-]*\w", re.UNICODE)
