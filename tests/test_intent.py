@@ -299,6 +299,7 @@ def test_targets_one_entry_per_thing_named(text, targets):
     # A name standing bare before "you can keep".
     ("Remove the NIF. Passport you may keep, no problem.", ["Passport"]),
     ("Forget my divorce; the kids' schools, keep.", ["the kids' schools"]),
+    ("Delete my address, you can keep my phone number.", ["my phone number"]),
     # Keeping words that ask for something to go, or say nothing in particular, spare nothing.
     ("please keep my address out of your memory", []),
     ("don't keep my address", []),

@@ -66,7 +66,7 @@ _BETWEEN = [re.compile(p, _I) for p in (
     r"^\W*neither\s+(?P<t>[^.?!]+?\s+nor\s+[^.?!]+?)\s+(?:should|must|needs? to|has to|have to)\s+(?:be\s+)?"
     r"(?:remembered|kept|stored|saved|recorded|on record|on file|in your memory|stay|remain)\b",
     # "the office romance with Min-jun, could that vanish from your memory?"
-    rf"\b(?:can|could|would|will|let|make)\s+(?P<t>{_POINTER})\s+(?:just\s+)?(?:vanish|disappear|fade|go away)\b",
+    rf"\b(?:can|could|would|will|let|make)\s+(?P<t>{_POINTER})\s+(?:just\s+)?(?:vanish|disappear|fade)\b",
     # The target first, then what should become of it: "X shouldn't be in your memory", "X is not something to keep".
     r"^(?:\W*\w+,\s*)?(?P<t>(?!(?:you|u|i|we|it|that|this|there|please|can|could|would|will|act|behave|pretend)\b)"
     r"[^.?!]+?)(?:,\s*(?:this|that|it|these|those))?"
@@ -342,7 +342,7 @@ _SPARED_BEFORE = re.compile(
     # a name or a number's name may stand bare: "Aadhaar you may keep", "German one you can keep"
     r"(?<!\bnothing about )(?<!\bnothing of )(?P<x>\b(?:(?:the|my|his|her|their|our)\s|[^\W\d_]+'s\s|"
     r"(?-i:[A-Z][\w-]+)(?=\s+(?:one\s+|number\s+|card\s+)?(?:you|u)\s+(?:can|may|could)\s))"
-    rf"[^.;,!?\u2013\u2014{_EMOJI}]{{0,60}}?),?\s+"
+    rf"[^.;,!?\u2013\u2014{_EMOJI}]{{0,60}}?)(?:\s+|,\s*(?=keep\b))"
     r"(?:itself\s+)?(?:(?:may|can|could|should)\s+(?:remain|stay)|(?:is|are)\s+(?:fine|ok|okay|not a problem|"
     r"no problem)|(?:is|are\s+)?whatever(?=\s*(?:[.;,!?]|$))|(?:you|u)\s+(?:can|may|could)\s+(?:keep|hold on to|"
     r"remember)|"
