@@ -336,6 +336,8 @@ _STOP_OTHER = re.compile(
 _PARTICIPLE = r"(?:deleted|erased|removed|wiped|forgotten|purged|scrubbed|cleared|dropped|redacted|gone)"
 _RETAINED = (r"stored|kept|saved|remembered|retained|recorded|logged|held on to|hung on to|on file|on record|"
              r"in your memory")
+# What "neither X nor Y" must not be: "... should be remembered", "... has to stay" (the targets read X and Y).
+SHOULD_NOT_STAY = rf"(?:should|must|needs? to|has to|have to)\s+(?:be\s+)?(?:{_RETAINED}|stay|remain)\b"
 _PASSIVE = re.compile(
     # "X needs to go", "can X be deleted?", "X shouldn't be remembered"
     rf"\b(?:needs? to|has to|have to|must|should|ought to|can|could|may|will|would|shall)\b.{{0,60}}?\bbe "
@@ -349,8 +351,7 @@ _PASSIVE = re.compile(
     rf"|\b(?:not|never|no longer|wasn't|weren't|isn't|aren't)\b (?:be |been |being |to be |get |getting )?"
     rf"(?:{_RETAINED})\b"
     # "Neither Elif's girlfriend nor Deniz's nose job should be remembered"
-    rf"|\bneither\b[^.?!]{{1,80}}?\bnor\b[^.?!]{{1,80}}?\b(?:should|must|needs? to|has to|have to)\s+(?:be\s+)?"
-    rf"(?:{_RETAINED}|stay|remain)\b"
+    rf"|\bneither\b[^.?!]{{1,80}}?\bnor\b[^.?!]{{1,80}}?\b{SHOULD_NOT_STAY}"
 )
 
 # A deletion verb whose object is a whole clause, a fact stated after "that": "forget that I'm vegan", "delete that

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from .intent_signals import IMPERATIVE_VERBS as _VERB
-from .intent_signals import MAX_CHARS, has_cue, respell, signals
+from .intent_signals import MAX_CHARS, SHOULD_NOT_STAY, has_cue, respell, signals
 
 VAGUE = {
     "it", "this", "that", "them", "those", "these", "everything", "all", "all of it", "something", "", "me",
@@ -63,8 +63,7 @@ _BETWEEN = [re.compile(p, _I) for p in (
     r"\b(?:make sure|ensure|see to it that|check that)\s+(?P<t>(?!you\b|u\b|to\b|i\b).+?)\s+(?:isn'?t|is not|aren'?t|"
     r"are not|won'?t be|doesn'?t get|don'?t get)\s+(?:stored|kept|saved|remembered|recorded|logged|held)\b",
     # "Neither Elif's girlfriend nor Deniz's nose job should be remembered"
-    r"^\W*neither\s+(?P<t>[^.?!]+?\s+nor\s+[^.?!]+?)\s+(?:should|must|needs? to|has to|have to)\s+(?:be\s+)?"
-    r"(?:remembered|kept|stored|saved|recorded|on record|on file|in your memory|stay|remain)\b",
+    rf"^\W*neither\s+(?P<t>[^.?!]+?\s+nor\s+[^.?!]+?)\s+{SHOULD_NOT_STAY}",
     # "the office romance with Min-jun, could that vanish from your memory?"
     rf"\b(?:can|could|would|will|let|make)\s+(?P<t>{_POINTER})\s+(?:just\s+)?(?:vanish|disappear|fade)\b",
     # The target first, then what should become of it: "X shouldn't be in your memory", "X is not something to keep".
@@ -144,14 +143,16 @@ _THIRD_PERSON_REMARK = (r"(?:he|she|they)(?:'d|'s|'re|'ll|'ve|\s+(?:would|will|w
                         r"doesn'?t|did|didn'?t|can|can'?t|could|couldn'?t|wants?|needs?|hates?|says?|said|thinks?|"
                         r"knows?|feels?|told|asked|begged|made|swore|trusts?|trusted|never|already|still|just|"
                         r"really|finally))\b")
+# How someone else's word on the thing is reported: "my lawyer said ...", "my grandson tells me ...".
+_REPORTED = r"said|says|told me|tells me|warned|advised"
 _COMMA_TAIL = re.compile(
     rf",\s*(?:it'?s|it was|that'?s|that was|this is|i\b|i'm|i'd|because|since|as\b|cause|cuz|thanks|thank you|thx|"
     rf"please|pls|ok\b|okay|would you|will you|can you|could you|if you|when you|now\b|for real|seriously|just|"
     rf"if that'?s|if possible|no questions|as discussed|thanks in advance|no need|(?:i\s+)?don'?t want|do not want|"
     rf"for (?:\w+\s+)?reasons?\b|though\b|although\b|even though\b|"
     # what someone said of it: "juliana taking enzo, lawyer said dont talk about it" (not ", what she said about me")
-    rf"(?!(?:what|how|why|when|where|who|which|that|everything|anything|all)\b)[\w'-]+(?:\s+[\w'-]+)?\s+(?:said|says|"
-    rf"told me|tells me|warned|advised)\b|"
+    rf"(?!(?:what|how|why|when|where|who|which|that|everything|anything|all)\b)[\w'-]+(?:\s+[\w'-]+)?\s+"
+    rf"(?:{_REPORTED})\b|"
     rf"sorry\b|"
     # a remark about someone: "Declan's Parkinson's, he'd hate anyone knowing", "her endometriosis, she doesn't ..."
     rf"{_THIRD_PERSON_REMARK}|"
@@ -588,7 +589,7 @@ _REMARK_ON_IT = re.compile(r"(?<!\bof )(?<!\bon )\b(?:that|this|it)\W*$", _I)
 # told me to keep it quiet".
 _SOMEONE_SAYS = re.compile(r"^\W*(?:(?:and|but|because|cause|since)\s+)?(?:my|our|the|his|her)\s+"
                            r"(?:(?!(?:i|you|u|we|thing|stuff|bit|part)\b)[\w'-]+\s+){1,2}?"
-                           r"(?:says|said|told me|tells me|explained|warned|advised|thinks|insists|insisted)\b", _I)
+                           rf"(?:{_REPORTED}|explained|thinks|insists|insisted)\b", _I)
 # A few words on how the thing stands now, with no subject of their own: "the money I owed the tax office - paid as
 # of yesterday, so ...", "my ex's debt. all sorted now".
 _STATE_REMARK = re.compile(r"^\W*(?:(?:all|now|finally|long|since|it'?s|its)\s+)?(?:paid(?:\s+off)?|sorted|settled|"
