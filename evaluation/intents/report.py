@@ -52,7 +52,11 @@ HANDWRITTEN = Path(__file__).with_name("handwritten.jsonl")
 # the person and which thing about them) and "be" (the thing named by the conversation it came up in, by a feeling
 # or by what would follow if it got out) were first scored at 1e50328: recognised 93.3%, 100%, false alarms 0, 0;
 # right item 88.0%, 74.7%, other item 6.7%, 5.3%; several statements all matched 6 of 13, 7 of 13. "bd" is then
-# looked at, "be" only ever scored.
+# looked at, "be" only ever scored. "bf" (typed in a hurry, by dyslexic writers or with autocorrect off: "forgt",
+# "delet", "rember", "an" for "and", run-on sentences) and "bg" (long statements of several sentences, named by a
+# surrounding detail; ordinary messages from people whose work is deleting or keeping data) were first scored at
+# 356c0ea: recognised 96.0%, 100%, false alarms 0, 0 (ordinary messages asked about: 4 and 13 of 370); right item
+# 73.3%, 93.3%, other item 9.3%, 1.3%; several statements all matched 4 of 13, 9 of 13. Both are then looked at.
 INDEPENDENT = {path.stem: path for path in sorted(Path(__file__).parent.glob("independent_*.jsonl"))}
 HELD_OUT = ("independent_c", "independent_h", "independent_j", "independent_p", "independent_r", "independent_t",
             "independent_u", "independent_w", "independent_y", "independent_z", "independent_ab", "independent_af",
@@ -64,7 +68,7 @@ LOOKED_AT = ("independent_a", "independent_b", "independent_d", "independent_g",
              "independent_v", "independent_x", "independent_aa", "independent_ac", "independent_ad", "independent_ae",
              "independent_ag", "independent_ah", "independent_aj", "independent_ak", "independent_ao",
              "independent_aq", "independent_au", "independent_aw", "independent_ax", "independent_ay", "independent_bb",
-             "independent_bd")
+             "independent_bd", "independent_bf", "independent_bg")
 EXAMPLES = 8
 WORST = 10
 
