@@ -10,7 +10,7 @@ from django.core.management import call_command
 from dellm_site.ai.embedding import get_embedder
 from provenance.forgetting import intent
 from provenance.forgetting.intent_languages import gloss
-from provenance.forgetting.intent_signals import SIGNAL_NAMES, keeps_only
+from provenance.forgetting.intent_signals import SIGNAL_NAMES, keeps_only, typos_spelt_out
 from provenance.forgetting.intent_targets import (
     extract_targets,
     request_spared,
@@ -43,6 +43,10 @@ REQUESTS = [
     # "neither ... nor ... should be remembered", "get shot of it", "shouldn't be on record".
     "Neither my brother's debts nor his court date should be remembered.",
     "The row at my cousin's wedding shouldn't be on record. Get shot of it.",
+    # A misspelt verb read as meant, two letters lost inside a long one too ("rember").
+    "dont rember my landlords name pls",
+    "the door code for the garage delet it",
+    "my gym locker combo remov pls, typed it by accident",
 ]
 ORDINARY = [
     "How do I delete a Docker volume?",
@@ -60,6 +64,9 @@ ORDINARY = [
     "Neither the bus nor the train should be late today, I hope.",
     "Get shot of these old trainers, they're falling apart. Which brand lasts longer?",
     "I no longer possess the original receipt, can I still get a refund?",
+    "i keep forgeting my pin at the cash machine",
+    "how do i delet old screenshots off my phone",
+    "rember to buy milk on the way home",
 ]
 
 
@@ -85,6 +92,15 @@ def test_fresh_ordinary_messages_are_not_taken_for_requests(text, vectors):
         assert found.targets == []
 
 
+def test_a_misspelt_key_word_is_read_as_the_word_by_the_layers_too():
+    # The rules read "delet" as "delete"; the embedding of "delet" is of some other word, so the message is judged
+    # as it was meant.
+    assert typos_spelt_out("his debts delet both, rember nothing") == "his debts delete both, remember nothing"
+    assert typos_spelt_out("u dont need it, thats fine") == "u dont need it, thats fine"  # shorthand is kept
+    text = "the door code for the garage delet it"
+    assert intent.intent_detect(text) == intent.intent_detect(typos_spelt_out(text))
+
+
 def test_the_features_are_optional_and_give_the_same_answer(vectors):
     text = REQUESTS[1]
     assert intent.intent_detect(text) == intent.intent_detect(text, features=vectors[text])
@@ -94,6 +110,8 @@ def test_the_features_are_optional_and_give_the_same_answer(vectors):
     "text, targets",
     [
         ("Please delete my address and my salary", ["my address", "my salary"]),
+        # After the verb, the user's word on how it came to be said names nothing: the thing is before the verb.
+        ("the alarm code remove please, typed it by accident", ["the alarm code"]),
         ("forget where I live, how much I earn and my ex, Tom", ["where I live", "how much I earn", "my ex, Tom"]),
         ("Forget that I live in Lisbon and that I work as a nurse", ["I live in Lisbon", "I work as a nurse"]),
         # "or" in a request names both things, as "and" does.
@@ -273,6 +291,9 @@ def test_the_features_are_optional_and_give_the_same_answer(vectors):
         ("My own surgery — not my husband's, mine — I'd like that taken out of your memory.", ["My own surgery"]),
         ("Would you mind not keeping what I said about Dominik?", ["Dominik"]),
         ("I oughtn't to have given you my passport number. Would you drop it?", ["my passport number"]),
+        # "an" typed for "and", where no article could stand: before "my", "the", "that".
+        ("the knee op an my sisters divorce forget both", ["the knee op", "my sisters divorce"]),
+        ("forget an old address of mine", ["an old address of mine"]),
     ],
 )
 def test_targets_one_entry_per_thing_named(text, targets):
@@ -300,6 +321,11 @@ def test_targets_one_entry_per_thing_named(text, targets):
     ("Remove the NIF. Passport you may keep, no problem.", ["Passport"]),
     ("Forget my divorce; the kids' schools, keep.", ["the kids' schools"]),
     ("Delete my address, you can keep my phone number.", ["my phone number"]),
+    # Typed in a hurry: the thing kept stands bare at the start of its clause; "id" after a kind of ID is one.
+    ("bin the nhs numbr. nino keep", ["nino"]),
+    ("scrap my ssn. passport is ok keep", ["passport"]),
+    ("the bank pin delet, tax id fine", ["tax ID"]),
+    ("delete my salary, i'm ok with that", []),
     # Keeping words that ask for something to go, or say nothing in particular, spare nothing.
     ("please keep my address out of your memory", []),
     ("don't keep my address", []),

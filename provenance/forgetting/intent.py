@@ -24,7 +24,7 @@ from dellm_site.ai.embedding import get_embedder
 from dellm_site.errors import ApplicationError
 
 from .intent_languages import gloss
-from .intent_signals import has_cue, keeps_only, signals
+from .intent_signals import has_cue, keeps_only, signals, typos_spelt_out
 from .intent_targets import extract_targets, is_vague, request_gist, request_without_other_tasks
 
 __all__ = [
@@ -238,6 +238,12 @@ def intent_detect(text: str, *, features: np.ndarray | None = None) -> Intent:
     """
     if not (text or "").strip():
         return Intent(NONE, 0.0, [])
+    spelt = typos_spelt_out(text)
+    if spelt != text:
+        # A misspelt word that carries the request ("delet both", "wifi pasword remov pls", "dont rember it"): the
+        # rules read it as the word, the embedding as some other word. The message is read as it was meant, at the
+        # cost of one more embedding, only for a message with such a typo.
+        return intent_detect(spelt)
     model = intent_model()
     if features is None or np.shape(features) != (model.features,):
         features = _features_for(model, text)
@@ -255,7 +261,10 @@ def intent_detect(text: str, *, features: np.ndarray | None = None) -> Intent:
         alone = intent_classify(alone_text, _features_for(model, alone_text))
         # Only when it names a thing: with the question gone, "Forget it lah, I'll just take Grab." waves off an
         # idea, and is as sure as any request.
-        if alone.outcome == FORGET and any(not is_vague(t) for t in alone.targets):
+        # Nor when the rules read an everyday sense in it ("remove nail polish without remover?"): a how-to beside
+        # a question is no request.
+        if alone.outcome == FORGET and any(not is_vague(t) for t in alone.targets) and \
+                not signals(alone_text)["ordinary_cue"]:
             return Intent(ASK, max(intent.confidence, _thresholds(model.full)[1]), alone.targets)
     # A long target ("forget that the author's father was a doctor in Taipei and ...") can drown the request in
     # its own topic. Judged again with the target set aside, a request that is then sure is asked about: never
@@ -284,6 +293,10 @@ def intent_detect(text: str, *, features: np.ndarray | None = None) -> Intent:
     if intent.outcome == ASK and found["rule_request"]:
         # Already unsure, and shaped like a request at every rule ("forget that ..."): sure.
         return Intent(FORGET, again.confidence, targets)
+    if found["ordinary_cue"]:
+        # The rules read an everyday sense ("erase pencil marks off a painted wall without taking the paint off?",
+        # "delete every 'very' from this sentence"): "erase this?" is a request, the message is not.
+        return intent
     return Intent(ASK, max(intent.confidence, _thresholds(model.full)[1]), targets)
 
 

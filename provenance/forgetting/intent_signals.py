@@ -57,20 +57,47 @@ def _one_edit(word: str) -> set[str]:
     return drops | swaps | doubles | sounds
 
 
+# A long word may lose two letters inside it and still be read ("rember", "infomation", "evrything"); not those
+# that are words of their own.
+_LONG_STEM = 8
+_TWO_SHORT_WORDS = {"reading", "rearing", "fretting", "taking", "roving", "reving", "anting"}
+
+
+def _two_inside(word: str) -> set[str]:
+    once = {word[:i] + word[i + 1:] for i in range(1, len(word) - 1)}
+    return {w[:i] + w[i + 1:] for w in once for i in range(1, len(w) - 1)} - once
+
+
 _TYPOS = {v: stem for stem in reversed(_TYPO_STEMS) for v in _one_edit(stem) if v not in _REAL_WORDS}
+for _stem in _TYPO_STEMS:
+    if len(_stem) >= _LONG_STEM:
+        for _variant in _two_inside(_stem) - _TWO_SHORT_WORDS - _REAL_WORDS:
+            _TYPOS.setdefault(_variant, _stem)
 _TYPOS.update({stem: stem for stem in _TYPO_STEMS})
 _RESPELL = {**_TYPOS, **_SHORTHAND}
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 
 
-def respell(text: str) -> str:
-    """``text`` with shorthand ("u", "dont") and one-letter typos of the key words spelt out; other words kept."""
+def _spelt_out(text: str, table: dict[str, str], shortest: int = 1) -> str:
     def word(match: re.Match) -> str:
         found = match.group(0)
-        fixed = _RESPELL.get(found.lower())
+        if len(found) < shortest or (shortest > 1 and found.isupper()):
+            return found
+        fixed = table.get(found.lower())
         return fixed if fixed and fixed != found.lower() else found  # correct words keep their case
 
     return _WORD.sub(word, text)
+
+
+def respell(text: str) -> str:
+    """``text`` with shorthand ("u", "dont") and typos of the key words spelt out; other words kept."""
+    return _spelt_out(text, _RESPELL)
+
+
+def typos_spelt_out(text: str) -> str:
+    """``text`` with only the typos of the key words spelt out ("delet both" -> "delete both"); shorthand kept,
+    and words of fewer than four letters and those in capitals ("my IRD number" is no "rid")."""
+    return _spelt_out(text, _TYPOS, shortest=4)
 
 
 def normalise(text: str) -> str:

@@ -224,8 +224,10 @@ _HEAD = re.compile(
     r"^(?:my|his|her|their|our|the|that|this|those|these|where|what|how|when|why|whether|everything|anything|all|any|"
     r"i|i'm|i've|i'd|i'll|i was|we|he|she|they)\b", _I)
 _COMMA_NOT_HEAD = re.compile(r"^(?:which|who|whom|whose|where (?!i\b)|so|but|the one|the ones)\b", _I)
+# Typed in a hurry "an" is "and" before what no article comes before: "the hart thing an my wifes joints".
 _SEPARATOR = re.compile(r"(\s*,\s*(?:(?:and|&|plus|n|or)(?:\s+also)?\s+)?|\s+(?:and(?:\s+also)?|or|nor|&|plus|"
-                        r"as well as|along with|together with|n|'n'|y|et|und)\s+)", _I)
+                        r"as well as|along with|together with|n|'n'|y|et|und|an(?=\s+(?:my|the|that|this|his|her|"
+                        r"their|our|me|also|allso)\b))\s+)", _I)
 # After "and" (not a bare comma), a name, an abbreviation, someone's thing or another language's "my" or "the"
 # starts a thing of its own too ("my TFN and Medicare number", "my hepatitis and about Hung stealing", "mon SIN et
 # mon numéro RAMQ"); so does, after a comma, someone's thing ("the biopsy, Mum's Parkinson's and the IVF").
@@ -265,7 +267,9 @@ _INTERJECTION = re.compile(r"^(?:\W*(?:ok|okay|so|hey|hi|hello|hiya|greetings|go
 _ACRONYM = re.compile(r"\b[A-Z]{2,}\b")
 # "my id nr", "the id card": an identity document, not "I'd".
 _ID_NOUN = re.compile(r"(?<=\b(?:my|ur|an)\s)id\b|(?<=\b(?:the|her|his|our)\s)id\b|(?<=\byour\s)id\b|"
-                      r"(?<=\btheir\s)id\b|\bid(?=\s+(?:number|nr|no|num|card|cards|document|docs?)\b)", _I)
+                      r"(?<=\btheir\s)id\b|\bid(?=\s+(?:number|nr|no|num|card|cards|document|docs?)\b)|"
+                      r"\bid(?=\s+(?:is\s+|are\s+)?(?:fine|ok|okay|keep)\b)", _I)
+_KIND_OF_ID = re.compile(r"\b(tax|steuer|student|voter|national|photo|staff|employee|work|user|login|apple)\s+id\b", _I)
 _POSSESSIVE_CUZ = re.compile(r"\b(my|his|her|our|their|your|ur)\s+cuz\b", _I)
 
 
@@ -274,7 +278,7 @@ def _respell(text: str) -> str:
     acronyms ("my tax ID", "the ED stuff") and "my cuz" (a cousin, not "because"); "bout" is "about"."""
     if sum(c.isupper() for c in text) > sum(c.islower() for c in text):  # shouting: no word is an acronym
         return re.sub(r"\bbout\b", "about", respell(text), flags=_I)
-    text = _ID_NOUN.sub("ID", text)
+    text = _KIND_OF_ID.sub(r"\1 ID", _ID_NOUN.sub("ID", text))
     acronyms = iter(_ACRONYM.findall(text))
     text = _ACRONYM.sub("\x00", _POSSESSIVE_CUZ.sub(r"\1 cousin", text))
     text = re.sub(r"\bbout\b", "about", respell(text))
@@ -354,6 +358,14 @@ _SPARED_BEFORE = re.compile(
     r"keep(?:\s+(?:it|that|them|this|those))?"
     r"(?:\s+(?:lah|la|leh|na|ha|please|pls|ok|okay|for now|obviously|though))*(?=\s*(?:[.;,!?\u2013\u2014]|$)))"
     r"\b", _I)
+# Typed in a hurry, what is kept may stand bare at the start of its clause: "remve adhar. pan keep", "cpf numbr scrap
+# it. rg is ok keep", "delet licence numbr. medicare ones fine leave tht", "the krankenkasse numbr delet, steuer id
+# fine". Never a pronoun ("it's fine", "i'm ok").
+_SPARED_BARE = re.compile(
+    r"(?P<x>\b(?!(?:i|i'm|im|we|you|u|it|its|it's|that|thats|that's|this|all|everything|he|she|they|ok|okay)\b)"
+    r"[^\W\d_][\w'-]*(?:\s+[\w'-]+){0,2}?)\s+(?:(?:is|are|'s)\s+)?(?:(?:fine|ok|okay|alright)(?:\s+(?:to\s+)?"
+    r"(?:keep|leave)(?:\s+(?:it|that|tht|them|this))?)?|keep(?:\s+(?:it|that|tht|them|this))?)(?=\s*(?:[.;,!?]|$))",
+    _I)
 _NOT_A_SPARE = re.compile(r"^(?:it|that|this|them|those|these|everything|all|the rest|anything|nothing|none|me|"
                           r"track|tabs|in mind|a record|records|notes|quiet|mum(?!'))\b|\b(?:out of|off|away|from your|"
                           r"from whatever|private|secret|to yourself|between us|for now on|alive)\b", _I)
@@ -371,9 +383,16 @@ def _spare_start(target: str) -> int | None:
     """Where, after the start of ``target``, a clause saying what to keep begins ("the PAN. keep aadhaar")."""
     starts = [m.start() for m in _SPARED_AFTER.finditer(target)
               if m.start() > 0 and not _NOT_A_SPARE.search(m.group("x"))]
-    starts += [m.start("x") for m in _SPARED_BEFORE.finditer(target)
+    starts += [m.start("x") for m in _spared_before(target)
                if m.start("x") > 0 and _CLAUSE_OPENS.search(target[: m.start("x")])]
     return min(starts) if starts else None
+
+
+def _spared_before(text: str) -> list[re.Match]:
+    """The clauses of ``text`` naming what to keep before saying so ("the medicare one keep", "rg is ok")."""
+    found = list(_SPARED_BEFORE.finditer(text))
+    return found + [m for m in _SPARED_BARE.finditer(text) if not any(f.start("x") <= m.start("x") < f.end()
+                                                                      for f in found)]
 
 
 # When or where something was said, not what it was: "what I admitted last Friday night", "the number I sent when we
@@ -919,10 +938,15 @@ def _elaborated(raw: str, targets: list[str]) -> list[str]:
     return [f"{item} {names}" if names and names.lower() not in item.lower() else item for item in items]
 
 
+# Or the user's own word on how it came to be said: "wifi pasword remove please, gave it by mistake".
 _CLAUSE_AFTER_VERB = re.compile(
-    r"\s*[,;]\s*(?:my|his|her|our|their|the)\s+[\w'-]+(?:\s+[\w'-]+)?\s+(?:still|might|may|will|would|can|could|must|"
+    r"\s*(?:(?:please|pls|plz|now|asap)\s*)?[,;.!]\s*(?:(?:my|his|her|our|their|the)\s+[\w'-]+(?:\s+[\w'-]+)?\s+"
+    r"(?:still|might|may|will|would|can|could|must|"
     r"should|doesn'?t|does|don'?t|didn'?t|did|is|isn'?t|was|wasn'?t|has|hasn'?t|had|knows?|not|never|ever|already|"
-    r"would|cannot|can't|won'?t|mustn'?t|shouldn'?t|thinks?|reads?|checks?|sees?|uses?)\b", _I)
+    r"would|cannot|can't|won'?t|mustn'?t|shouldn'?t|thinks?|reads?|checks?|sees?|uses?)\b|"
+    r"(?:i\s+)?(?:gave|sent|typed|wrote|posted|shared|told|put|pasted|added)\s+(?:it|that|this|them|you)\b|"
+    r"(?:it|that|this)\s+(?:was|is)\s+(?:a\s+)?(?:mistake|accident|wrong|private|nobody's)|"
+    r"(?:sorry|oops|my bad|shouldn'?t have)\b)", _I)
 
 
 def _extract(raw: str) -> list[str]:
@@ -1035,7 +1059,7 @@ def request_gist(text: str) -> str:
 def _spared_clauses(raw: str) -> list[tuple[int, int, str]]:
     """Each clause of ``raw`` saying what to keep: (start, end, what it names, as written)."""
     found = [(m.start(), m.end(), m.group("x")) for m in _SPARED_AFTER.finditer(raw)]
-    found += [(m.start("x"), m.end(), m.group("x")) for m in _SPARED_BEFORE.finditer(raw)
+    found += [(m.start("x"), m.end(), m.group("x")) for m in _spared_before(raw)
               if _CLAUSE_OPENS.search(raw[: m.start("x")])]
     found += [(m.start(), m.end(), _NOT_MEANT_INSIDE.sub("", m.group(0).strip(" ()")).split(",")[0])
               for m in _NOT_MEANT.finditer(raw)]
