@@ -238,16 +238,17 @@ def intent_detect(text: str, *, features: np.ndarray | None = None) -> Intent:
     """
     if not (text or "").strip():
         return Intent(NONE, 0.0, [])
-    spelt = typos_spelt_out(text)
-    if spelt != text:
-        # A misspelt word that carries the request ("delet both", "wifi pasword remov pls", "dont rember it"): the
-        # rules read it as the word, the embedding as some other word. The message is read as it was meant, at the
-        # cost of one more embedding, only for a message with such a typo.
-        return intent_detect(spelt)
     model = intent_model()
     if features is None or np.shape(features) != (model.features,):
         features = _features_for(model, text)
     intent = intent_classify(text, features)
+    if intent.outcome != FORGET and features is not None:
+        spelt = typos_spelt_out(text)
+        if spelt != text:
+            # A misspelt word that carries the request ("delet both", "wifi pasword remov pls", "dont rember it"):
+            # the rules read it as the word, the embedding as some other word. Short of sure, the message is judged
+            # again as it was meant, at the cost of one more embedding, only for a message with such a typo.
+            return intent_detect(spelt)
     if intent.outcome == FORGET or features is None or not has_cue(text):
         return intent
     # A request beside another task ("Scrap the stuff about my brother owing me money. Also, when's the best time
