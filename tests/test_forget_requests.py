@@ -14,7 +14,7 @@ from chat.models import Message
 from dellm_site.errors import ApplicationError
 from memory.facts import facts_extract
 from memory.models import Embedding, Fact, Node
-from provenance.forgetting import intent, matching, resolution
+from provenance.forgetting import intent, matching, resolution, spelling
 from provenance.forgetting import services as forget
 from tests.conftest import app_env, say, start_web
 from tests.test_websocket import connect
@@ -357,3 +357,34 @@ def test_one_stands_for_a_noun_the_request_uses_elsewhere():
 def test_asking_what_is_remembered_is_never_a_request():
     for text in ("What is stored about me right now? just curious", "Your memory is worse than my grandpa's honestly"):
         assert intent.intent_detect(text).outcome == "none", text
+
+
+def test_a_word_the_model_does_not_know_is_embedded_as_the_word_it_mistypes():
+    """"intrest" is one letter short of "interest", "suplyer" two edits from "supplier"; "lone" is a word of its
+    own and stays; a word with no close word of the same first letter stays; so does a message partly written in
+    another language."""
+    vocabulary = ("the", "online", "loan", "lone", "interest", "supplier", "super", "health", "card", "from", "frame")
+    found = spelling.misspellings(["the onlin lone w crazy intrest frum my suplyer", "helth kard"], vocabulary)
+    assert found == {"onlin": "online", "intrest": "interest", "frum": "from", "suplyer": "supplier",
+                     "helth": "health"}
+    assert spelling.spelt_as_known("The Onlin lone, intrest!", found) == "The online lone, interest!"
+    assert spelling.misspellings(["borra lo que te dije de la intrest, por favor"], vocabulary) == {}
+    # The English list: a rare word of its own is no typo ("delicacy", "confided"); a mistyped one is.
+    assert spelling.misspellings(["I confided in him, with delicacy, about the aquisition of the tabblets"]) == {
+        "aquisition": "acquisition", "tabblets": "tablets"}
+
+
+def test_a_typed_in_a_hurry_request_reaches_the_statement_it_names_and_leaves_the_users_own_words(user):
+    conversation = services.conversation_create(user=user)
+    statements = ("I took 5,000 euros from an online payday lender at a ridiculous interest rate.",
+                  "My sister Pirjo lent me 2,000 euros for the deposit on my flat.",
+                  "My daughter Aino has asthma.", "I work night shifts at a bakery in Tampere.")
+    for text in statements:
+        say(user, conversation, text)
+    # "pirjo" is not the model's word, but the user's own: it is not corrected into another word.
+    assert resolution.spelt_for_meaning(user=user, texts=["the onlin lone w crazy intrest not pirjo's"]) == [
+        "the online lone w crazy interest not pirjo's"]
+    preview = forget.forget_preview(user=user, mode="natural", query="the onlin lone w crazy intrest dellete it")
+    matched = {m.content for m in Message.objects.filter(pk__in=[m["id"] for m in preview.plan["matched"]],
+                                                         role="user")}
+    assert matched == {statements[0]}

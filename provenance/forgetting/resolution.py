@@ -16,6 +16,9 @@ Every item a request may name (a statement of the user's, a fact) is scored agai
   identity numbers, ...) by the vectors they already have, so "the place where we live" reaches "Our house
   address is ..." and "my illness" reaches "Prostate cancer, in remission".
 
+A target with a word no English list holds ("helth card", "the onlin lone w crazy intrest") is read a second
+time with the word it mistypes (``spelling``), and scores each item by the better of its two readings.
+
 The whole request is scored the same way (its wording often says what the extracted target leaves out: "the
 gentleman from the internet" of "that business") and averaged with each target's score. An item and the facts
 taken from it are one statement: the statement scores as its best part. A request names one thing per target,
@@ -56,6 +59,7 @@ from .intent_targets import (
     request_without_other_tasks,
     request_without_spared,
 )
+from .spelling import misspellings, spelt_as_known
 
 # Scores. Chosen on the independent request sets that may be looked at (three at first; KIND_LIFT and
 # CONTEXT_WEIGHT moved from 0.45 and 1.0 on fourteen: 93.0% right and 2.4% other became 93.4% and 2.1%); the
@@ -229,6 +233,22 @@ def _vectors_of(*, user, ids: list[int]) -> dict[int, np.ndarray]:
         return {pk: _unpack(raw) for pk, raw in cursor.fetchall()}
 
 
+def spelt_for_meaning(*, user, texts: list[str]) -> list[str]:
+    """``texts`` read a second time: a word no English list holds written as the word it is a typo of
+    (``spelling``), unless the user's own store holds it (a name, a drug, a place: the user's word, not a typo)."""
+    corrections = misspellings(texts)
+    if not corrections:
+        return texts
+    words = list(corrections)
+    lexemes = _lexemes(words + [corrections[w] for w in words])
+    held = _holders(user=user, lexemes=set().union(*lexemes[: len(words)]))
+    # Held as the stem of its correction ("onlin" is how the stemmer writes "online") is no word of the user's own.
+    pairs = zip(words, lexemes[: len(words)], lexemes[len(words):], strict=True)
+    corrections = {word: corrections[word] for word, own, spelt in pairs
+                   if own == spelt or not any(held.get(lexeme) for lexeme in own)}
+    return [spelt_as_known(text, corrections) for text in texts]
+
+
 _NUMBERS = {"both": 2, "two": 2, "2": 2, "pair": 2, "three": 3, "3": 3, "four": 4, "4": 4}
 # A number of things named, not of anything else: "all three", "the two of them", "both", "two things"; never "the
 # two girls I pay cash" or "both my kids".
@@ -270,6 +290,7 @@ class _View:
     text: str
     vector: np.ndarray
     lexemes: set[str]
+    respelt: np.ndarray | None = None  # the vector of the text with its typos read as words (``spelt_for_meaning``)
 
 
 _LINKING = frozenset("a an the my your ur his her our their of for and to in on at i me is was".split())
@@ -388,9 +409,19 @@ class _Scorer:
         return shared.astype(np.float32), self.kinds.names[int(profile.argmax())]
 
     def score(self, view: _View) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, str | None]:
-        meaning = self.vectors @ view.vector if self.ids else np.zeros(0, dtype=np.float32)
         words = self.words(view.lexemes)
-        shared, kind = self.kind(view.vector)
+        found = self._scored(view.vector, words)
+        if view.respelt is None:
+            return found
+        again = self._scored(view.respelt, words)
+        better = again[0] > found[0]
+        return (*(np.where(better, b, a) for a, b in zip(found[:4], again[:4], strict=True)),
+                again[4] if again[0].max() > found[0].max() else found[4])
+
+    def _scored(self, vector: np.ndarray, words: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, str | None]:
+        meaning = self.vectors @ vector if self.ids else np.zeros(0, dtype=np.float32)
+        shared, kind = self.kind(vector)
         score = meaning + (1 - meaning) * WORDS_LIFT * words + KIND_LIFT * shared
         return score, meaning, words, shared, kind
 
@@ -469,6 +500,15 @@ def resolve(
         return Resolution(matched=[], related=[])
 
     all_views = [*views, *([context_view] if context_view else []), *([fallback_view] if fallback_view else [])]
+    # A text with a word mistyped ("the onlin lone w crazy intrest") is read a second time with the words it
+    # mistypes, and scores a statement by the better reading: a word the model reads well as written ("meds") may be
+    # in no word list, and keeps its own reading.
+    respelt = [(view, text) for view, text in zip(
+        [*all_views, *spared_views], spelt_for_meaning(user=user, texts=[v.text for v in [*all_views, *spared_views]]),
+        strict=True) if text != view.text]
+    if respelt:
+        for (view, _), vector in zip(respelt, get_embedder().embed([text for _, text in respelt]), strict=True):
+            view.respelt = np.asarray(vector, dtype=np.float32)
     spelt = {abbreviation: words for view in all_views if view is not fallback_view
              for abbreviation, words in initialisms(view.text).items()}
     if context:
@@ -479,7 +519,7 @@ def resolve(
     _abbreviations_hold_their_words(holders, spelt)
     ids: set[int] = {pk for found in holders.values() if len(found) <= RARE_HOLDERS for pk in found}
     found_kinds = kinds()
-    probes = [view.vector for view in all_views]
+    probes = [view.vector for view in all_views] + [view.respelt for view in all_views if view.respelt is not None]
     named_kinds = []  # the statements nearest the kind a view names (each kind once)
     for view in all_views:
         affinity = found_kinds.affinity(view.vector[None, :])[0]

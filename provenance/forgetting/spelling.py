@@ -1,0 +1,77 @@
+"""Words of a request spelt as English spells them, for a second reading of its meaning: "the onlin lone w crazy
+intrest" is read again as "the online lone w crazy interest", "helth card" as "health card", "my frist dauter" as
+"my first daughter".
+
+The embedding model reads a word it does not know in pieces ("intrest" as "int", "##rest"), and the pieces carry
+another meaning or none; a request typed in a hurry then lands far from the statement it names, though every word
+is one a reader recognises. A word no English word list holds (pyspellchecker's, with how often each word is used)
+is read as the most common English word near enough to be the same word mistyped: the same first letter, one edit
+away for a word of four or five letters, two for a longer one (a letter left out, added, changed, or two letters
+swapped). The resolver scores each statement by the better of the two readings, since a word the model reads well
+as written ("meds", "convo") may be in no list. Words the user's own store holds (a name, "Niamh", a drug, a place)
+are the user's words, never read as others; a message partly written in another language is left as it is (its
+words are no English typos). What the words match by spelling is not touched.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from functools import cache
+
+from rapidfuzz import process
+from rapidfuzz.distance import OSA
+
+from .intent_languages import foreign_function_words
+
+SHORTEST = 4  # shorter words are too often another word one letter off ("det", "hart")
+LONG = 6  # from this length a word may be two edits off
+COMMON = 100  # how often (in the list's counts) a word must be used to be read for a typo of another
+_WORD = re.compile(r"(?<![\w'’-])[A-Za-z]+(?![\w'’-])")
+
+
+@cache
+def _english() -> tuple[tuple[str, ...], int]:
+    """The English words of the list, most used first, and how many of them are used at least COMMON times (the
+    rarer ones are words, but stand for no typo)."""
+    from spellchecker import SpellChecker
+
+    counts = SpellChecker(language="en", distance=1).word_frequency.dictionary
+    words = tuple(sorted((w for w in counts if w.isascii() and w.isalpha()), key=lambda w: (-counts[w], w)))
+    return words, sum(counts[w] >= COMMON for w in words)
+
+
+@cache
+def _lexicon(words: tuple[str, ...], common: int) -> tuple[frozenset[str], dict[str, list[str]]]:
+    buckets: dict[str, list[str]] = defaultdict(list)
+    for word in words[:common]:
+        if len(word) >= 3:
+            buckets[word[0]].append(word)
+    return frozenset(words), dict(buckets)
+
+
+def misspellings(texts: list[str], words: tuple[str, ...] | None = None) -> dict[str, str]:
+    """The words of ``texts`` (lower case) that ``words`` (most used first; the English list by default) lacks,
+    each with the word of ``words`` it is most likely a typo of; words with no such word are left out."""
+    words, common = _english() if words is None else (words, len(words))
+    known, buckets = _lexicon(words, common)
+    found: dict[str, str] = {}
+    for text in texts:
+        if not text or foreign_function_words(text):
+            continue
+        for word in {w.lower() for w in _WORD.findall(text)}:
+            if len(word) < SHORTEST or word in known or word in found:
+                continue
+            most = 2 if len(word) >= LONG else 1
+            choices = [w for w in buckets.get(word[0], ()) if abs(len(w) - len(word)) <= most]
+            best = process.extractOne(word, choices, scorer=OSA.distance, score_cutoff=most) if choices else None
+            if best is not None:
+                found[word] = best[0]
+    return found
+
+
+def spelt_as_known(text: str, corrections: dict[str, str]) -> str:
+    """``text`` with each word of ``corrections`` (keys lower case) written as its correction."""
+    if not corrections:
+        return text
+    return _WORD.sub(lambda m: corrections.get(m.group(0).lower(), m.group(0)), text)
