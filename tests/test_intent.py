@@ -536,6 +536,12 @@ def test_an_unsure_message_without_an_asking_word_is_asked_about_only_when_more_
         assert found.outcome == intent.NONE
     # The rules alone (another embedder) never ask without such a word.
     assert intent.intent_classify(text, None).outcome == intent.NONE
+    # Nor is a long message that tells something, however secret: the user is telling, not asking.
+    told = ("There is about 40,000 dollars in an account my uncle opened for me in Singapore that was never declared. "
+            "Now that he has died it is mine and I honestly have no idea what I should do with it.")
+    found = intent.intent_classify(told, intent.intent_features([told])[0])
+    assert len(told.split()) >= intent.UNCUED_MAX_WORDS and found.confidence >= intent.UNCUED_ASK
+    assert found.outcome == intent.NONE
 
 
 @pytest.mark.parametrize(("text", "glossed"), [

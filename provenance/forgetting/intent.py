@@ -36,8 +36,13 @@ MODEL_PATH = Path(__file__).with_name("intent_model.json")
 # An unsure message with no word the rules know as asking for something to go is asked about from this probability,
 # and only when it is longer than a bare fragment ("Secret plan.", "My medical history.": a topic, no request; of
 # the requests of every independent set, none of three words or fewer is recalled only this way).
+# Nor when it is long: such a request is a short wish ("I'd rather that stayed between us"); a long message with no
+# such word tells something ("My CPF is ..., and I'm leaving it here because ..."). Of the 59 independent sets'
+# requests recalled only this way (42), none is longer than 26 words; of their other messages asked about this way,
+# 9 of 27 are 30 words or longer, most of them statements of several sentences holding a secret.
 UNCUED_ASK = 0.5
 FRAGMENT_WORDS = 3
+UNCUED_MAX_WORDS = 30
 FORGET, ASK, NONE = "forget", "ask", "none"
 logger = logging.getLogger(__name__)
 
@@ -204,7 +209,7 @@ def intent_classify(text: str, features: np.ndarray | None) -> Intent:
         # not (people have more ways to say it than any list holds, but a bare "Secret plan." is not one); the
         # rules alone always need such a word. With nothing left, there is nothing to ask about.
         cued = has_cue(text) or (features is not None and confidence >= UNCUED_ASK
-                                 and len(text.split()) > FRAGMENT_WORDS)
+                                 and FRAGMENT_WORDS < len(text.split()) < UNCUED_MAX_WORDS)
         gist = request_gist(text) if cued else ""
         targets, outcome = ([gist], ASK) if gist else ([], NONE)
     return Intent(outcome, round(confidence, 4), targets)
