@@ -104,6 +104,9 @@ def _loans(user):
         "I still owe 9,000 on the car loan from Santander.", "I borrowed 2,000 from my brother Niko."}),
     # Naming one of two alike statements matches that one only.
     ("forget what I owe Niko", {"I borrowed 2,000 from my brother Niko."}),
+    # A thing with what the user did with it is still a thing of its own ("the loan I took for the car").
+    ("Please remove both debts I told you about: the loan I took for the car and the money Niko lent me.", {
+        "I still owe 9,000 on the car loan from Santander.", "I borrowed 2,000 from my brother Niko."}),
 ])
 def test_a_request_naming_several_statements_matches_each_and_no_other(user, request_text, named):
     ids = _loans(user)
@@ -388,3 +391,13 @@ def test_a_typed_in_a_hurry_request_reaches_the_statement_it_names_and_leaves_th
     matched = {m.content for m in Message.objects.filter(pk__in=[m["id"] for m in preview.plan["matched"]],
                                                          role="user")}
     assert matched == {statements[0]}
+
+
+def test_a_thing_with_what_the_user_did_with_it_is_no_clause_about_another():
+    """Decided again without what the request's other targets took, a target must name a thing of its own: "what he
+    did back then" is about something named beside it; "the card I left in the taxi" is a thing."""
+    for clause in ("what he did back then", "his mum doesn't want it spread", "living under the one roof",
+                   "Tama, where he is"):
+        assert resolution._CLAUSE_TARGET.search(clause), clause
+    for thing in ("the ID from the card I left in the taxi", "the story we tell Nan", "numbers I gave you"):
+        assert not resolution._CLAUSE_TARGET.search(thing), thing

@@ -269,9 +269,10 @@ _SEVERAL = re.compile(
 
 
 # A target that reads as a clause about something named beside it ("what he did back then", "his mum doesn't want
-# it spread", "living under the one roof") rather than a thing of its own.
+# it spread", "living under the one roof") rather than a thing of its own; not a thing with what the user or the
+# assistant did with it ("the ID from the card I left in the taxi", "the story we tell Nan").
 _CLAUSE_TARGET = re.compile(r"^\W*(?:his|her|their|its|he|she|they|it|what|who|whom|how|why|when|where|which|that|"
-                            r"[a-z]+ing)\b|\b(?:he|she|they|it|i|you|we)\s+(?!and\b|or\b)[a-z']+", re.IGNORECASE)
+                            r"[a-z]+ing)\b|\b(?:he|she|they|it)\s+(?!and\b|or\b)[a-z']+", re.IGNORECASE)
 
 
 def how_many(text: str) -> int | None:
