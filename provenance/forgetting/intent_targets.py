@@ -561,8 +561,17 @@ def split_targets(target: str) -> list[str]:
             merged.append(part)
     out = [_clean(p) for p in merged]
     named = [p for p in out if p and not is_vague(p)]  # "the overdraft thing, the other one"
-    return (named if len(named) < len(out) and named else [p for p in out if p]) or (
+    found = (named if len(named) < len(out) and named else [p for p in out if p]) or (
         [_clean(target)] if _clean(target) else [])
+    # "any of my medical stuff, meaning the blood sugar diagnosis and the anxiety tablets": the summing-up thing is
+    # no thing of its own, but what the rest spells out.
+    if len(found) >= 3 and _SUMMING_UP.search(found[0]) and _SPELT_OUT_LEAD.match(found[1]):
+        found = [_SPELT_OUT_LEAD.sub("", found[1]), *found[2:]]
+    return found
+
+
+_SPELT_OUT_LEAD = re.compile(r"^(?:namely|i mean|meaning|that is|i\.e\.|specifically|including|especially)\b[\s,:]*",
+                             _I)
 
 
 _TOLD_YOU = r"\b(?:told|tell|telling|gave|give|given|giving|showed|shown|sent|asked)\s+(?:you|u)\b"
