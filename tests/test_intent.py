@@ -294,6 +294,9 @@ def test_the_features_are_optional_and_give_the_same_answer(vectors):
         # "an" typed for "and", where no article could stand: before "my", "the", "that".
         ("the knee op an my sisters divorce forget both", ["the knee op", "my sisters divorce"]),
         ("forget an old address of mine", ["an old address of mine"]),
+        # A reason typed without a comma ends the thing; "in case of" is part of it.
+        ("dont keep the boat plan in case my wife checks my phone", ["the boat plan"]),
+        ("forget the cash I keep in case of fire", ["the cash I keep in case of fire"]),
         # A summing-up thing, then what it is: the things it is spelt out as.
         ("please drop the money stuff, meaning the overdraft and what I owe Niko",
          ["the overdraft", "what I owe Niko"]),

@@ -433,6 +433,10 @@ _THING_THEN_REMARK = re.compile(r"^(\W*(?:the|that|this|my)\s+\S+(?:\s+\S+)?\s+(
                                 r"okay)\b.*$", _I)
 
 
+# A reason typed without a comma: "remove all 3 incase he finds the fone" (not "the cash I keep in case of fire").
+_IN_CASE = re.compile(r"\s+(?:just\s+)?(?:in case|incase)\s+(?!of\b)", _I)
+
+
 def _clean(target: str) -> str:
     target = _drop_interjections(target.strip())
     target = re.sub(r"\s{2,}", " ", _OCCASION.sub("", target)).strip()
@@ -460,7 +464,7 @@ def _clean(target: str) -> str:
             break
     for lead in _LEADS[1:]:  # "Before, I told you something ...": the lead goes before a comma can end the target
         target = lead.sub("", target)
-    cut = _COMMA_TAIL.search(target)
+    cut = _COMMA_TAIL.search(target) or _IN_CASE.search(target)
     if cut:
         target = target[: cut.start()]
     target = _THING_THEN_REMARK.sub(r"\1", target)
