@@ -504,9 +504,9 @@ def resolve(
     # A text with a word mistyped ("the onlin lone w crazy intrest") is read a second time with the words it
     # mistypes, and scores a statement by the better reading: a word the model reads well as written ("meds") may be
     # in no word list, and keeps its own reading.
-    respelt = [(view, text) for view, text in zip(
-        [*all_views, *spared_views], spelt_for_meaning(user=user, texts=[v.text for v in [*all_views, *spared_views]]),
-        strict=True) if text != view.text]
+    read = [*all_views, *spared_views]
+    respelt = [(view, text) for view, text in zip(read, spelt_for_meaning(user=user, texts=[v.text for v in read]),
+                                                  strict=True) if text != view.text]
     if respelt:
         for (view, _), vector in zip(respelt, get_embedder().embed([text for _, text in respelt]), strict=True):
             view.respelt = np.asarray(vector, dtype=np.float32)

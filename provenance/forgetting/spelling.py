@@ -30,19 +30,8 @@ COMMON = 100  # how often (in the list's counts) a word must be used to be read 
 _WORD = re.compile(r"(?<![\w'’-])[A-Za-z]+(?![\w'’-])")
 
 
-@cache
-def _english() -> tuple[tuple[str, ...], int]:
-    """The English words of the list, most used first, and how many of them are used at least COMMON times (the
-    rarer ones are words, but stand for no typo)."""
-    from spellchecker import SpellChecker
-
-    counts = SpellChecker(language="en", distance=1).word_frequency.dictionary
-    words = tuple(sorted((w for w in counts if w.isascii() and w.isalpha()), key=lambda w: (-counts[w], w)))
-    return words, sum(counts[w] >= COMMON for w in words)
-
-
-@cache
 def _lexicon(words: tuple[str, ...], common: int) -> tuple[frozenset[str], dict[str, list[str]]]:
+    """Every word of ``words`` (most used first), and its first ``common`` by first letter: those a typo may be."""
     buckets: dict[str, list[str]] = defaultdict(list)
     for word in words[:common]:
         if len(word) >= 3:
@@ -50,11 +39,21 @@ def _lexicon(words: tuple[str, ...], common: int) -> tuple[frozenset[str], dict[
     return frozenset(words), dict(buckets)
 
 
+@cache
+def _english() -> tuple[frozenset[str], dict[str, list[str]]]:
+    """The English list's lexicon: its words most used first, only those used at least COMMON times standing for a
+    typo (the rarer ones are words, but stand for no other)."""
+    from spellchecker import SpellChecker
+
+    counts = SpellChecker(language="en", distance=1).word_frequency.dictionary
+    words = tuple(sorted((w for w in counts if w.isascii() and w.isalpha()), key=lambda w: (-counts[w], w)))
+    return _lexicon(words, sum(counts[w] >= COMMON for w in words))
+
+
 def misspellings(texts: list[str], words: tuple[str, ...] | None = None) -> dict[str, str]:
     """The words of ``texts`` (lower case) that ``words`` (most used first; the English list by default) lacks,
     each with the word of ``words`` it is most likely a typo of; words with no such word are left out."""
-    words, common = _english() if words is None else (words, len(words))
-    known, buckets = _lexicon(words, common)
+    known, buckets = _english() if words is None else _lexicon(words, len(words))
     found: dict[str, str] = {}
     for text in texts:
         if not text or foreign_function_words(text):
