@@ -615,3 +615,23 @@ def test_what_to_keep_in_a_request_typed_without_stops():
     assert request_spared("remove my gym card number you can keep the library one") == ["the library one"]
     # Someone who keeps something is no clause saying what to keep.
     assert request_spared("forget where i keep the spare key") == []
+
+
+@pytest.mark.parametrize(("text", "targets", "spared"), [
+    # Dictated without stops, what is not meant closes the request; the thing meant may be named before the verb.
+    ("erase the money I send my parents in lagos not the school fees thing", ["the money I send my parents in lagos"],
+     ["the school fees thing"]),
+    ("uh the gambling debt the forty grand one wipe that please not the car loan",
+     ["the gambling debt the forty grand one"], ["the car loan"]),
+    ("um the netflix password delete that one not hotmail", ["the netflix password"], ["hotmail"]),
+    # What follows names the thing meant again, and stays in the target.
+    ("can you lose the hearing next month not the old conviction the upcoming one",
+     ["the hearing next month the upcoming one"], ["the old conviction"]),
+    # A "not" that denies, corrects or gives a reason excludes nothing.
+    ("forget that I'm not the father of her baby", ["I'm not the father of her baby"], []),
+    ("forget that my ex is not the one who called", ["my ex is not the one who called"], []),
+    ("pls erase the part abt my brother. not my secret to tell", ["my brother"], []),
+])
+def test_what_is_not_meant_at_the_end_of_a_request_typed_without_stops(text, targets, spared):
+    assert extract_targets(text) == targets
+    assert request_spared(text) == spared

@@ -494,6 +494,35 @@ def is_vague(target: str) -> bool:
     return target in VAGUE or (bool(_ONLY_COUNTS.match(target)) and target not in ("the", "all the"))
 
 
+# Dictated or typed without stops, what is not meant closes the request: "erase the money to my mum and dad in accra
+# not the child support thing", "get rid of that not the mortgage", "wipe that please not liam". What follows it
+# often names the thing meant again ("not the old arrest the upcoming one", "not the pan just the aadhaar one"): that
+# part (``r``) stays. Never a "not" that denies something ("I'm not the father", "my ex is not the one who called"),
+# corrects ("no wait not the car one"), or gives a reason ("not my story to tell").
+_PREPOSITIONS = ("from", "of", "in", "at", "on", "to", "for", "with", "about", "by", "into", "off", "over", "near")
+_NOT_MEANT_LAST = re.compile(
+    r"(?<![,;(\u2013\u2014-])(?<![,;]\s)"
+    + "".join(rf"(?<!\b{word})" for word in (
+        "am", "is", "are", "was", "were", "be", "been", "being", "do", "does", "did", "can", "could", "would",
+        "should", "will", "shall", "may", "might", "must", "has", "have", "had", "im", "its", "thats", "whats", "or",
+        "if", "why", "whether", "to", "of", "about", "but", "and", "just", "really", "maybe", "probably", "still",
+        "no", "wait", "sorry", "mean", "oops", "actually"))
+    + r"(?<!')(?<!'m)(?<!'s)(?<!'re)"
+    r"\s+not\s+(?!(?:my|his|her|their|our)\s+[\w'-]+\s+to\s)"
+    r"(?P<x>(?:the|my|his|her|their|our|those|these)\s[^,.;:!?()]*?|"
+    # a bare name only after the request's own last words ("delete that one not instagram")
+    + "(?:" + "|".join(f"(?<=\\b{word} not )" for word in ("that", "this", "them", "one", "it", "pls", "please"))
+    + r")[^\W\d_][\w'-]*)"
+    r"(?P<r>\s+(?:just|only|i mean|yeah)\b[^,.;:!?()]*|"
+    + "".join(rf"(?<!\b{word})" for word in _PREPOSITIONS)
+    + r"\s+(?:the|my)\s[^,.;:!?()]*)?(?=\s*(?:[.!?]|$))", _I)
+
+
+def _without_not_meant_last(text: str) -> str:
+    """``text`` without what its last words say is not meant (what names the thing meant again stays)."""
+    return _NOT_MEANT_LAST.sub(lambda m: m.group("r") or "", text)
+
+
 # An aside that says what is not meant: "the job stuff (not the pay, the other thing)".
 # Or after a comma: "the overdraft thing, not the loan one", "my address, but not my phone number".
 _NOT_MEANT = re.compile(r"\s*\((?:not|except|but not|apart from|other than|besides|excluding)\b[^()]*\)?|"
@@ -800,6 +829,7 @@ def extract_targets(text: str) -> list[str]:
     corrected = _correction(raw)
     if corrected:
         raw = corrected[0]
+    raw = _without_not_meant_last(raw)
     items = _list_items(raw)
     if items:
         found = [t for item in items for t in _item_targets(item) if t and request_gist(t)]
@@ -1064,7 +1094,8 @@ def request_gist(text: str) -> str:
     """What a request is about once its asking, deleting and politeness words are gone: "the PIN I told you,
     the one that's Bríd's birthday, would you get rid of it" -> "PIN one Bríd's birthday". Used when no target
     can be read from the request's shape; "" when nothing is left."""
-    raw = _NOT_MEANT.sub("", _respell(request_unaddressed((text or "")[:MAX_CHARS])).replace("’", "'"))
+    raw = _without_not_meant_last(_NOT_MEANT.sub("", _respell(request_unaddressed((text or "")[:MAX_CHARS]))
+                                                 .replace("’", "'")))
     words = [w for w in _GIST_WORD.findall(raw) if w.lower().strip(".") not in FRAME_WORDS]
     return " ".join(words)
 
@@ -1076,6 +1107,7 @@ def _spared_clauses(raw: str) -> list[tuple[int, int, str]]:
               if _CLAUSE_OPENS.search(raw[: m.start("x")])]
     found += [(m.start(), m.end(), _NOT_MEANT_INSIDE.sub("", m.group(0).strip(" ()")).split(",")[0])
               for m in _NOT_MEANT.finditer(raw)]
+    found += [(m.start(), m.end("x"), m.group("x")) for m in _NOT_MEANT_LAST.finditer(raw)]
     return [(start, end, phrase) for start, end, phrase in found if not _NOT_A_SPARE.search(phrase)]
 
 
