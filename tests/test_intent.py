@@ -635,3 +635,19 @@ def test_what_to_keep_in_a_request_typed_without_stops():
 def test_what_is_not_meant_at_the_end_of_a_request_typed_without_stops(text, targets, spared):
     assert extract_targets(text) == targets
     assert request_spared(text) == spared
+
+
+@pytest.mark.parametrize(("text", "targets"), [
+    # Sounds that fill a pause are no part of what is named, and "and" still parts two things past them.
+    ("please erase the gym membership and, um, the medication i'm on", ["the gym membership", "the medication i'm on"]),
+    ("uh the money from my neighbour the handshake loan scratch that",
+     ["the money from my neighbour the handshake loan"]),
+    # "and also" always adds a thing.
+    ("delete the burnout thing and also like who i vote for", ["the burnout thing", "who i vote for"]),
+    # Several things listed before a pointer to all of them, in one long sentence.
+    ("so the stuff about the firm running out of cash and the thing with my cofounder and the crypto wallet with the "
+     "backup codes can you erase all three",
+     ["the firm running out of cash", "the thing with my cofounder", "the crypto wallet with the backup codes"]),
+])
+def test_targets_of_a_dictated_request(text, targets):
+    assert extract_targets(text) == targets

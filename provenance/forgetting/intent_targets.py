@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from .intent_languages import foreign_function_words
 from .intent_signals import IMPERATIVE_VERBS as _VERB
 from .intent_signals import MAX_CHARS, SHOULD_NOT_STAY, has_cue, respell, signals
 
@@ -225,7 +226,8 @@ _HEAD = re.compile(
     r"i|i'm|i've|i'd|i'll|i was|we|he|she|they)\b", _I)
 _COMMA_NOT_HEAD = re.compile(r"^(?:which|who|whom|whose|where (?!i\b)|so|but|the one|the ones)\b", _I)
 # Typed in a hurry "an" is "and" before what no article comes before: "the hart thing an my wifes joints".
-_SEPARATOR = re.compile(r"(\s*,\s*(?:(?:and|&|plus|n|or)(?:\s+also)?\s+)?|\s+(?:and(?:\s+also)?|or|nor|&|plus|"
+_SEPARATOR = re.compile(r"(\s*,\s*(?:(?:and|&|plus|n|or)(?:\s+also)?\s+)?|\s+(?:and(?:\s+(?:also|oh|wait|like))*|or|"
+                        r"nor|&|plus|"
                         r"as well as|along with|together with|n|'n'|y|et|und|an(?=\s+(?:my|the|that|this|his|her|"
                         r"their|our|me|also|allso)\b))\s+)", _I)
 # After "and" (not a bare comma), a name, an abbreviation, someone's thing or another language's "my" or "the"
@@ -251,7 +253,7 @@ _REASON = re.compile(r"^(?:that|it|this|it's|that's|there|can|could|would|will|p
 # Words that only voice a feeling or clear the throat, in English and in the languages people mix into it: "ugh",
 # "omg", "lol", "ahh wait", "sjoe", "nossa", "wallah", "aiyo".
 _INTERJECTION = re.compile(r"^(?:\W*(?:ok|okay|so|hey|hi|hello|hiya|greetings|good (?:day|morning|afternoon|evening)|"
-                           r"um+|uh+|er+m*|right|alright|well|look|wait|actually|honestly|"
+                           r"um+|uh+|er+m*|right|alright|well|look|wait|actually|honestly|yeah|yea|yep|yup|"
                            r"oh+|also|(?:my\s+)?dear(?:\s+\w+)?|oh dear|oh no|oh god|oh man|"
                            r"on reflection|on second thoughts?|in hindsight|frankly|to be honest|thinking about it|"
                            r"ugh+|argh+|oops|whoops|hm+|damn|dang|sorry|omg|omfg|lol|lmao|rofl|ha(?:ha)+|he(?:he)+|"
@@ -283,6 +285,19 @@ def _respell(text: str) -> str:
     text = _ACRONYM.sub("\x00", _POSSESSIVE_CUZ.sub(r"\1 cousin", text))
     text = re.sub(r"\bbout\b", "about", respell(text))
     return re.sub("\x00", lambda _: next(acronyms), text)
+
+
+# Sounds that only fill a pause in dictated speech ("the loan and uh the car one", "um the netflix password"): no part
+# of what is named, and they keep "and" from parting two things. Another language's word spelt the same stays
+# (Portuguese "um").
+_HESITATION = re.compile(r"(?:\s*,)?\s*(?<![\w'-])(?:u+h+m*|u+m+|e+r+m+|h+m+)(?![\w'-])(?:\s*,)?(?:\s+|$)", _I)
+
+
+def _without_hesitations(text: str) -> str:
+    if not _HESITATION.search(text):
+        return text
+    foreign = foreign_function_words(text)
+    return _HESITATION.sub(lambda m: m.group(0) if m.group(0).strip(" ,").lower() in foreign else " ", text).strip()
 
 
 _QUOTE_PAIRS = {'"': '"', "\u201c": "\u201d", "'": "'", "\u2018": "\u2019"}
@@ -570,7 +585,9 @@ def split_targets(target: str) -> list[str]:
     for separator, piece in zip(pieces[1::2], pieces[2::2], strict=True):
         comma = "," in separator
         bare_comma = comma and not re.search(r"\w", separator)
-        starts = listed or (_HEAD.match(piece) and not (comma and _COMMA_NOT_HEAD.match(piece))) or (
+        # "and also" always adds a thing ("the burnout thing and also like who i vote for").
+        starts = listed or re.search(r"\balso\b", separator, _I) or (
+            _HEAD.match(piece) and not (comma and _COMMA_NOT_HEAD.match(piece))) or (
             (_COMMA_HEAD if bare_comma else _AND_HEAD).match(piece) and not re.match(r"i\b", piece, _I))
         # "my sister and I don't speak": a short noun phrase joined to "I" is one subject, not two targets.
         joint_subject = re.match(r"i\b(?!'m|'ve|'d|'ll)", piece, _I) and re.search(
@@ -702,6 +719,10 @@ def _look_back(prefix: str) -> str | None:
             last = named[-1]
             first = last - 1 if last - 1 in named and len(clauses[last].split()) <= 2 else last
             return _clean(", ".join(clauses[first: last + 1]))
+        # Several things listed before "erase all three" make a long sentence, each of them a short one.
+        parts = split_targets(whole) if whole and not _is_reason(sentence) else []
+        if len(parts) >= 2 and all(_names_something(part) for part in parts):
+            return whole
     return None
 
 
@@ -826,6 +847,7 @@ def _bare(target: str) -> str:
 def extract_targets(text: str) -> list[str]:
     """What ``text`` asks to forget, as the user wrote it; ["it"] for "forget it", [] when nothing is found."""
     raw = _respell((text or "")[:MAX_CHARS]).replace("’", "'").replace("‘", "'").replace("“", '"').replace("”", '"')
+    raw = _without_hesitations(raw)
     corrected = _correction(raw)
     if corrected:
         raw = corrected[0]
@@ -1094,8 +1116,8 @@ def request_gist(text: str) -> str:
     """What a request is about once its asking, deleting and politeness words are gone: "the PIN I told you,
     the one that's Bríd's birthday, would you get rid of it" -> "PIN one Bríd's birthday". Used when no target
     can be read from the request's shape; "" when nothing is left."""
-    raw = _without_not_meant_last(_NOT_MEANT.sub("", _respell(request_unaddressed((text or "")[:MAX_CHARS]))
-                                                 .replace("’", "'")))
+    raw = _without_not_meant_last(_NOT_MEANT.sub("", _without_hesitations(
+        _respell(request_unaddressed((text or "")[:MAX_CHARS])).replace("’", "'"))))
     words = [w for w in _GIST_WORD.findall(raw) if w.lower().strip(".") not in FRAME_WORDS]
     return " ".join(words)
 
