@@ -651,3 +651,25 @@ def test_what_is_not_meant_at_the_end_of_a_request_typed_without_stops(text, tar
 ])
 def test_targets_of_a_dictated_request(text, targets):
     assert extract_targets(text) == targets
+
+
+@pytest.mark.parametrize(("text", "targets", "spared"), [
+    # Punctuation spoken as words, into a text with none of its own.
+    ("that secret savings account question mark yeah delete that", ["secret savings account"], []),
+    # What is feared is no part of the thing.
+    ("Please delete the surprise party plans before she sees them!", ["the surprise party plans"], []),
+    ("wipe the bonus thing so my boss never reads it", ["the bonus thing"], []),
+    # A count said, and as many things named without commas.
+    ("ok three things forget the hospital bills the loan on my car and where i live",
+     ["the hospital bills", "the loan on my car", "where i live"], []),
+    ("can you remove two things my salary my address", ["my salary", "my address"], []),
+    # Which of two look-alikes stays, dictated without stops.
+    ("can u wipe the tax number the medicare one is fine keep that", ["the tax number"], ["the medicare one"]),
+    ("the brazilian tax number erase that one the american one you can keep", ["the brazilian tax number"],
+     ["the american one"]),
+    ("delete my health card number the ontario one you can keep the other number",
+     ["my health card number the ontario one"], ["the other number"]),
+])
+def test_targets_and_what_stays_in_a_dictated_request(text, targets, spared):
+    assert extract_targets(text) == targets
+    assert request_spared(text) == spared

@@ -293,6 +293,19 @@ def _respell(text: str) -> str:
 _HESITATION = re.compile(r"(?:\s*,)?\s*(?<![\w'-])(?:u+h+m*|u+m+|e+r+m+|h+m+)(?![\w'-])(?:\s*,)?(?:\s+|$)", _I)
 
 
+# Dictated punctuation, spoken as words into a text that has none of its own: "the cash stash question mark yeah
+# delete that", "my passport number full stop not the other one".
+_SPOKEN_MARKS = re.compile(r"\s+(?:(?P<c>comma)|(?P<s>full stop)|(?P<q>question mark)|"
+                           r"(?P<e>exclamation (?:mark|point)))(?=\s|$)", _I)
+
+
+def _spoken_marks_written(text: str) -> str:
+    if re.search(r"[.,;:?!]", text):
+        return text
+    marks = {"c": ",", "s": ".", "q": "?", "e": "!"}
+    return _SPOKEN_MARKS.sub(lambda m: next(marks[k] for k, v in m.groupdict().items() if v), text)
+
+
 def _without_hesitations(text: str) -> str:
     if not _HESITATION.search(text):
         return text
@@ -392,6 +405,13 @@ _NOT_MEANT_INSIDE = re.compile(r"^\W*(?:but\s+)?(?:not|except|but not|apart from
                                _I)
 
 
+# Dictated without stops, which of two look-alikes is kept: "wipe the tee eff en the medicare one is fine", "erase
+# that one the american one you can keep". Not after a word that makes it part of the clause before ("that", "if").
+_SPARED_ONE = re.compile(r"(?<![\w'-])(?P<x>(?:the|my)\s+(?:[\w'-]+\s+){0,2}?ones?)\s+(?:(?:is|are|'s)\s+"
+                         r"(?:fine|ok|okay|alright|not a problem|no problem)|"
+                         r"(?:(?:(?:you|u)\s+(?:can|may|could)\s+)?(?:keep|leave)|(?:can|may)\s+stay)"
+                         r"(?:\s+(?:it|that|this))?(?=\s*(?:[.;,!?]|$)))\b", _I)
+_SUBORDINATE_END = re.compile(r"\b(?:that|if|because|since|when|whether|where|which|who|of|about)\s+$", _I)
 
 
 def _spare_start(target: str) -> int | None:
@@ -400,12 +420,18 @@ def _spare_start(target: str) -> int | None:
               if m.start() > 0 and not _NOT_A_SPARE.search(m.group("x"))]
     starts += [m.start("x") for m in _spared_before(target)
                if m.start("x") > 0 and _CLAUSE_OPENS.search(target[: m.start("x")])]
+    starts += [m.start("x") for m in _SPARED_ONE.finditer(target)
+               if m.start("x") > 0 and not _SUBORDINATE_END.search(target[: m.start("x")])]
     return min(starts) if starts else None
+
+
+_VERB_INSIDE = re.compile(rf"\b(?:{_VERB})\b", _I)
 
 
 def _spared_before(text: str) -> list[re.Match]:
     """The clauses of ``text`` naming what to keep before saying so ("the medicare one keep", "rg is ok")."""
-    found = list(_SPARED_BEFORE.finditer(text))
+    # never across the request's own verb ("the brazilian tax number erase that one the american one you can keep")
+    found = [m for m in _SPARED_BEFORE.finditer(text) if not _VERB_INSIDE.search(m.group("x"))]
     return found + [m for m in _SPARED_BARE.finditer(text) if not any(f.start("x") <= m.start("x") < f.end()
                                                                       for f in found)]
 
@@ -449,7 +475,11 @@ _THING_THEN_REMARK = re.compile(r"^(\W*(?:the|that|this|my)\s+\S+(?:\s+\S+)?\s+(
 
 
 # A reason typed without a comma: "remove all 3 incase he finds the fone" (not "the cash I keep in case of fire").
-_IN_CASE = re.compile(r"\s+(?:just\s+)?(?:in case|incase)\s+(?!of\b)", _I)
+_IN_CASE = re.compile(r"\s+(?:just\s+)?(?:(?:in case|incase)\s+(?!of\b)|"
+                      # "... before ffion ever sees it", "... so my boss never reads it": what is feared, no target
+                      r"(?:before|until|till|so)\s+(?=(?:he|she|they|someone|anyone|somebody|anybody|my\s+\w+|"
+                      r"(?!i\b|you\b|we\b)[a-z][\w-]*)\s+(?:(?:ever|even|never|accidentally|actually)\s+)?"
+                      r"(?:sees?|reads?|finds?|checks?|looks?|hears?|notices?|opens?|borrows?|gets? hold)\b))", _I)
 
 
 def _clean(target: str) -> str:
@@ -844,10 +874,44 @@ def _bare(target: str) -> str:
     return re.sub(r"^(?:the|my|that|this|a|an)\s+", "", target.strip().lower())
 
 
+# How many things a request says it names: "three things: ...", "both the X and the Y", "erase all three".
+_NUMBERS = {"two": 2, "three": 3, "four": 4, "2": 2, "3": 3, "4": 4}
+_COUNTED = re.compile(r"\b(?:(?:all|these|those|the)\s+(?P<a>two|three|four|2|3|4)\b|"
+                      r"(?P<b>two|three|four|2|3|4)\s+(?:things|items|bits|matters|points|details|of (?:them|those|"
+                      r"these))\b|(?P<both>both)\s+(?:the|my|of)\b)", _I)
+# Where, dictated without commas, a thing of its own may start: an article or "my" that no preposition comes before
+# ("the hospital bills the loan on my car" -> "the hospital bills", "the loan on my car").
+_UNMARKED_HEAD = re.compile(r"(?<!\bthe)(?<!\bmy)" + "".join(rf"(?<!\b{w})" for w in _PREPOSITIONS)
+                            + r"(?<!\bthan)(?<!\bthat)(?<!\band)\s+(?=(?:the|my)\s+\w)", _I)
+
+
+def _counted(raw: str) -> int | None:
+    """How many things ``raw`` says it names, when it says so."""
+    found = _COUNTED.search(raw)
+    if not found:
+        return None
+    return 2 if found.group("both") else _NUMBERS[(found.group("a") or found.group("b")).lower()]
+
+
+def _as_counted(raw: str, targets: list[str]) -> list[str]:
+    """``targets`` parted where a thing of its own starts unmarked, when only that gives as many things as ``raw``
+    says it names ("ok three things for get the hospital bills the loan on my car and where i live")."""
+    count = _counted(raw)
+    if count and _spared_clauses(raw):  # "the two addresses i gave you wipe the house one keep the depot"
+        count -= len(_spared_clauses(raw))
+    if not count or len(targets) >= count:
+        return targets
+    parted = [piece for target in targets for piece in _UNMARKED_HEAD.split(target)
+              if request_gist(_COUNT_WORDS.sub("", piece))]  # not the count itself ("two things my salary ...")
+    if len(parted) == count and all(_names_something(_clean(piece)) for piece in parted):
+        return [_clean(piece) for piece in parted]
+    return targets
+
+
 def extract_targets(text: str) -> list[str]:
     """What ``text`` asks to forget, as the user wrote it; ["it"] for "forget it", [] when nothing is found."""
     raw = _respell((text or "")[:MAX_CHARS]).replace("’", "'").replace("‘", "'").replace("“", '"').replace("”", '"')
-    raw = _without_hesitations(raw)
+    raw = _without_hesitations(_spoken_marks_written(raw))
     corrected = _correction(raw)
     if corrected:
         raw = corrected[0]
@@ -859,6 +923,7 @@ def extract_targets(text: str) -> list[str]:
             return list(dict.fromkeys(found))
     targets = _elaborated(raw, _extract(raw))
     targets = [*targets, *_further_requests(raw, targets)] if targets else targets
+    targets = _as_counted(raw, targets)
     return list(dict.fromkeys(_one_named(t, targets[:i], raw) for i, t in enumerate(targets) if t.strip()))
 
 
@@ -1116,8 +1181,8 @@ def request_gist(text: str) -> str:
     """What a request is about once its asking, deleting and politeness words are gone: "the PIN I told you,
     the one that's Bríd's birthday, would you get rid of it" -> "PIN one Bríd's birthday". Used when no target
     can be read from the request's shape; "" when nothing is left."""
-    raw = _without_not_meant_last(_NOT_MEANT.sub("", _without_hesitations(
-        _respell(request_unaddressed((text or "")[:MAX_CHARS])).replace("’", "'"))))
+    raw = _without_not_meant_last(_NOT_MEANT.sub("", _without_hesitations(_spoken_marks_written(
+        _respell(request_unaddressed((text or "")[:MAX_CHARS])).replace("’", "'")))))
     words = [w for w in _GIST_WORD.findall(raw) if w.lower().strip(".") not in FRAME_WORDS]
     return " ".join(words)
 
@@ -1127,6 +1192,9 @@ def _spared_clauses(raw: str) -> list[tuple[int, int, str]]:
     found = [(m.start(), m.end(), m.group("x")) for m in _SPARED_AFTER.finditer(raw)]
     found += [(m.start("x"), m.end(), m.group("x")) for m in _spared_before(raw)
               if _CLAUSE_OPENS.search(raw[: m.start("x")])]
+    found += [(m.start("x"), m.end(), m.group("x")) for m in _SPARED_ONE.finditer(raw)
+              if not _SUBORDINATE_END.search(raw[: m.start("x")])
+              and not any(start <= m.start("x") < end for start, end, _ in found)]
     found += [(m.start(), m.end(), _NOT_MEANT_INSIDE.sub("", m.group(0).strip(" ()")).split(",")[0])
               for m in _NOT_MEANT.finditer(raw)]
     found += [(m.start(), m.end("x"), m.group("x")) for m in _NOT_MEANT_LAST.finditer(raw)]
@@ -1135,7 +1203,7 @@ def _spared_clauses(raw: str) -> list[tuple[int, int, str]]:
 
 def request_spared(text: str) -> list[str]:
     """What ``text`` says to keep, one entry per thing named (none when it says nothing of the kind)."""
-    raw = _respell((text or "")[:MAX_CHARS]).replace("’", "'")
+    raw = _spoken_marks_written(_respell((text or "")[:MAX_CHARS]).replace("’", "'"))
     spared = []
     corrected = _correction(raw)
     if corrected:  # what a correction takes back is not meant ("Delete my CURP - no, sorry, the RFC")
