@@ -673,3 +673,8 @@ def test_targets_of_a_dictated_request(text, targets):
 def test_targets_and_what_stays_in_a_dictated_request(text, targets, spared):
     assert extract_targets(text) == targets
     assert request_spared(text) == spared
+
+
+def test_things_counted_then_spelt_out_are_the_things_spelt_out():
+    assert extract_targets("please wipe my two debts, the one to my aunt and the credit card one") == [
+        "the debt to my aunt", "the credit card debt"]

@@ -601,12 +601,20 @@ def _is_list(pieces: list[str], separators: list[str]) -> bool:
     return all(re.match(r"\W*[A-Z]", p) and not _HEAD.match(p.strip()) for p in pieces) and "," in separators[0]
 
 
+# Things counted, then spelt out after a comma: "my two loans, the one from Yaw and the momo one".
+_COUNTED_HEADING = re.compile(
+    r"^(?:(?:my|the|these|those|both)\s+)?(?:two|three|four|2|3|4)\s+[\w'-]+s\s*[,:]\s*(?=\S)", _I)
+
+
 def split_targets(target: str) -> list[str]:
     """One entry per thing named: split on "and"/commas only where the next part starts a noun phrase or clause,
     and never inside brackets ("my meds (sertraline, 50mg)")."""
     heading = _LIST_HEADING.match(target)
     if heading and not request_gist(_COUNT_WORDS.sub("", heading.group("h"))):
         target = target[heading.end():]  # "these: address, TC number, the Berlin plan"
+    counted = _COUNTED_HEADING.match(target)
+    if counted and _SEPARATOR.search(target[counted.end():]):
+        target = target[counted.end():]  # "my two loans, the one from Yaw and the momo one"
     # A spoken filler between the things is no part of either ("the op in istanbul and uh my health number").
     target = re.sub(r"(?<=\s)(?:uh+|um+|erm|uhm)\b[,\s]+", "", target, flags=_I)
     pieces = _SEPARATOR.split(_NOT_MEANT.sub("", target))
