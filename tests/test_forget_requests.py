@@ -401,3 +401,20 @@ def test_a_thing_with_what_the_user_did_with_it_is_no_clause_about_another():
         assert resolution._CLAUSE_TARGET.search(clause), clause
     for thing in ("the ID from the card I left in the taxi", "the story we tell Nan", "numbers I gave you"):
         assert not resolution._CLAUSE_TARGET.search(thing), thing
+
+
+def test_two_things_named_in_words_the_detector_may_not_read_as_a_request_are_both_matched(user):
+    """Typed into the Forget panel, a request is resolved for what it names, whether or not the detector would
+    have taken it for a request in the chat: each thing named, not the whole text as one."""
+    conversation = services.conversation_create(user=user)
+    statements = ("My dad has been on dialysis three times a week since March.",
+                  "Dad keeps pushing me to move back in with him after the wedding.",
+                  "My dog Biscuit is a beagle.", "My sister lives in Leeds.", "I work night shifts at a bakery.")
+    for text in statements:
+        say(user, conversation, text)
+    preview = forget.forget_preview(
+        user=user, mode="natural",
+        query="Both my dad's dialysis and him wanting me to move back in after the wedding — forget those.")
+    matched = {m.content for m in Message.objects.filter(pk__in=[m["id"] for m in preview.plan["matched"]],
+                                                         role="user")}
+    assert matched == set(statements[:2])

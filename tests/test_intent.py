@@ -678,3 +678,21 @@ def test_targets_and_what_stays_in_a_dictated_request(text, targets, spared):
 def test_things_counted_then_spelt_out_are_the_things_spelt_out():
     assert extract_targets("please wipe my two debts, the one to my aunt and the credit card one") == [
         "the debt to my aunt", "the credit card debt"]
+
+
+@pytest.mark.parametrize(("text", "targets"), [
+    # Summed up, then listed after a colon or a dash: the things listed, with the names the summing-up gives.
+    ("Clear out all of it about Ilse: the drinking, the debt, her brother's threats.",
+     ["the drinking Ilse", "the debt Ilse", "her brother's threats Ilse"]),
+    ("Nothing about my mother should stay with you — neither her surgery nor the inheritance fight.",
+     ["her surgery", "the inheritance fight"]),
+    ("Two things I want out of your memory: my tax number and the miscarriage.", ["my tax number", "the miscarriage"]),
+    # Not a reason after the dash.
+    ("the stuff about Graciela and the money for Nico — bin it, we settled it", None),
+])
+def test_things_summed_up_then_listed(text, targets):
+    found = extract_targets(text)
+    if targets is None:
+        assert not any("settled" in t for t in found)
+    else:
+        assert found == targets

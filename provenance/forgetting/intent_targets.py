@@ -916,6 +916,29 @@ def _as_counted(raw: str, targets: list[str]) -> list[str]:
     return targets
 
 
+# A request that sums up, then lists after a colon or a dash: "Clear out all of it about Marta: the dancing, the
+# abortion, her mother disapproving", "Nothing about my father should stay with you — neither his stroke nor the land
+# dispute", "Anything that involves Murat — divorce, custody, all of it — I want it out of your memory".
+_SUMMED_UP_THEN_LISTED = re.compile(
+    r"^(?P<h>[^:\u2013\u2014]{3,160}?)(?::|\s*[\u2013\u2014]|\s-\s)\s*(?:(?:neither|both|either|namely)\s+)?"
+    r"(?P<l>[^:\u2013\u2014.!?]+?)\s*(?:[.!?]+(?=\s|$)|\s*[\u2013\u2014]|\s-\s|$)")
+_SUMMING_HEAD = re.compile(r"\b(?:all(?: of it)?|everything|anything|nothing|(?:two|three|four|few|several|both)\s+"
+                           r"(?:things|bits|matters|of them|the))\b", _I)
+
+
+def _summed_up_then_listed(raw: str) -> list[str]:
+    """The things listed after a summing-up (with the summing-up's names: "the dancing Marta"), or []."""
+    found = _SUMMED_UP_THEN_LISTED.match(raw.strip())
+    if not found or not _SUMMING_HEAD.search(found.group("h")):
+        return []
+    items = [t for t in split_targets(found.group("l")) if t and not is_vague(t) and request_gist(t)]
+    if len(items) < 2 or not all(_names_something(t) and not _is_reason(t) for t in items):
+        return []
+    names = " ".join(w.strip(",.") for w in found.group("h").split()[1:]
+                     if w[:1].isupper() and w.lower() not in FRAME_WORDS)
+    return [f"{item} {names}" if names and names.lower() not in item.lower() else item for item in items]
+
+
 def extract_targets(text: str) -> list[str]:
     """What ``text`` asks to forget, as the user wrote it; ["it"] for "forget it", [] when nothing is found."""
     raw = _respell((text or "")[:MAX_CHARS]).replace("’", "'").replace("‘", "'").replace("“", '"').replace("”", '"')
@@ -930,6 +953,8 @@ def extract_targets(text: str) -> list[str]:
         if found:
             return list(dict.fromkeys(found))
     targets = _elaborated(raw, _extract(raw))
+    if all(is_vague(t) or len(t.split()) > 16 for t in targets):
+        targets = _summed_up_then_listed(raw) or targets
     targets = [*targets, *_further_requests(raw, targets)] if targets else targets
     targets = _as_counted(raw, targets)
     return list(dict.fromkeys(_one_named(t, targets[:i], raw) for i, t in enumerate(targets) if t.strip()))

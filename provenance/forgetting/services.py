@@ -26,7 +26,7 @@ from .audit import audit_open
 from .deferred import after_verification
 from .execution import execute
 from .intent import forget_request_target, is_vague
-from .intent_targets import request_gist, request_unaddressed
+from .intent_targets import extract_targets, request_gist, request_unaddressed
 from .jobs import is_large, job_create, job_progress, job_running, job_start
 from .maintenance import disk_reclaim_pending, disk_reclaim_schedule
 from .matching import MODES, TEXT_MODES, VECTOR_MODES, Match, match, resolved_matches
@@ -85,7 +85,9 @@ def _working_set(
 def request_targets(text: str) -> list[str]:
     """What a request in words names, one entry per target; a request that names nothing is refused."""
     found = forget_request_target(text)
-    targets = [t.strip() for t in (found if found is not None else text).split("; ") if t.strip()]
+    # Asked to forget in words the detector does not read as a request (the Forget panel's box): what they name.
+    found = found if found is not None else "; ".join(extract_targets(text))
+    targets = [t.strip() for t in found.split("; ") if t.strip()]
     named = [t for t in targets if not is_vague(t)]
     if named:
         return named
