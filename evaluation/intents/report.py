@@ -57,18 +57,22 @@ HANDWRITTEN = Path(__file__).with_name("handwritten.jsonl")
 # surrounding detail; ordinary messages from people whose work is deleting or keeping data) were first scored at
 # 356c0ea: recognised 96.0%, 100%, false alarms 0, 0 (ordinary messages asked about: 4 and 13 of 370); right item
 # 73.3%, 93.3%, other item 9.3%, 1.3%; several statements all matched 4 of 13, 9 of 13. Both are then looked at.
+# "bh" (dictated by voice: fillers, self-corrections, no punctuation, homophones, "for get", numbers as words) and
+# "bi" (requests naming several things at once: 40 of 75 name two to four statements) were first scored at da3339a:
+# recognised 96.0%, 100%, false alarms 0, 0 (asked about: 1 and 0 of 370); right item 84.0%, 80.0%, other item
+# 12.0%, 1.3%; several statements all matched 9 of 12, 27 of 40. "bh" is then looked at, "bi" only ever scored.
 INDEPENDENT = {path.stem: path for path in sorted(Path(__file__).parent.glob("independent_*.jsonl"))}
 HELD_OUT = ("independent_c", "independent_h", "independent_j", "independent_p", "independent_r", "independent_t",
             "independent_u", "independent_w", "independent_y", "independent_z", "independent_ab", "independent_af",
             "independent_ai", "independent_al", "independent_am", "independent_an", "independent_ap", "independent_ar",
             "independent_as", "independent_at", "independent_av", "independent_az", "independent_ba",
-            "independent_bc", "independent_be")
+            "independent_bc", "independent_be", "independent_bi")
 LOOKED_AT = ("independent_a", "independent_b", "independent_d", "independent_g", "independent_i", "independent_k",
              "independent_l", "independent_m", "independent_n", "independent_o", "independent_q", "independent_s",
              "independent_v", "independent_x", "independent_aa", "independent_ac", "independent_ad", "independent_ae",
              "independent_ag", "independent_ah", "independent_aj", "independent_ak", "independent_ao",
              "independent_aq", "independent_au", "independent_aw", "independent_ax", "independent_ay", "independent_bb",
-             "independent_bd", "independent_bf", "independent_bg")
+             "independent_bd", "independent_bf", "independent_bg", "independent_bh")
 EXAMPLES = 8
 WORST = 10
 

@@ -12,10 +12,10 @@ The independently written sets named in ``TRAINING_SETS``
 (``independent_{a,b,d-g,i,k-o,q,s,v,x,aa,ac,ad,ae,ag,ah,aj,ak,ao,aq}.jsonl``: other authors' phrasings of requests,
 ordinary messages, statements) join the training data, repeated ``INDEPENDENT_WEIGHT`` times so their few hundred
 messages count against thousands of templated ones;
-``independent_{c,h,j,p,r,t,u,w,y,z,ab,af,ai,al,am,an,ap,ar,as,at,au,av,aw,ax,ay,az,ba,bb,bc,bd,be,bf,bg}`` and
+``independent_{c,h,j,p,r,t,u,w,y,z,ab,af,ai,al,am,an,ap,ar,as,at,au,av,aw,ax,ay,az,ba,bb,bc,bd,be,bf,bg,bh,bi}`` and
 ``handwritten.jsonl`` are never read here (they are the held-out checks of how the detector does on phrasings
-nobody tuned it to; the resolver's code was changed with ``au``, ``aw``, ``ax``, ``ay``, ``bb`` and ``bd`` looked
-at).
+nobody tuned it to; the resolver's code was changed with ``au``, ``aw``, ``ax``, ``ay``, ``bb``, ``bd``, ``bf``,
+``bg`` and ``bh`` looked at).
 
 The "ask" threshold is then checked against authors: each training set is left out in turn, a model with the chosen
 weights' settings is fitted without it and scores it. Those scores are what a new author's messages get, and the
