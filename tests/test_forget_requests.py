@@ -375,6 +375,10 @@ def test_a_word_the_model_does_not_know_is_embedded_as_the_word_it_mistypes():
     # The English list: a rare word of its own is no typo ("delicacy", "confided"); a mistyped one is.
     assert spelling.misspellings(["I confided in him, with delicacy, about the aquisition of the tabblets"]) == {
         "aquisition": "acquisition", "tabblets": "tablets"}
+    # A word typed in a hurry most often loses a letter: of the words one letter away, the one it is with a letter
+    # left out, though "piss" and "stop" are used more ("pills", "stock", "money").
+    assert spelling.misspellings(["the pils i took from stok, and the mony"]) == {
+        "pils": "pills", "stok": "stock", "mony": "money"}
 
 
 def test_a_typed_in_a_hurry_request_reaches_the_statement_it_names_and_leaves_the_users_own_words(user):

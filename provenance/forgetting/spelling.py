@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from functools import cache
+from typing import NamedTuple
 
 from rapidfuzz import process
 from rapidfuzz.distance import OSA
@@ -27,33 +28,47 @@ from .intent_languages import foreign_function_words
 SHORTEST = 4  # shorter words are too often another word one letter off ("det", "hart")
 LONG = 6  # from this length a word may be two edits off
 COMMON = 100  # how often (in the list's counts) a word must be used to be read for a typo of another
+LEFT_OUT_FACTOR = 50  # how much less used a word with the typo's letters left out may be, and still be preferred
 _WORD = re.compile(r"(?<![\w'’-])[A-Za-z]+(?![\w'’-])")
 
 
-def _lexicon(words: tuple[str, ...], common: int) -> tuple[frozenset[str], dict[str, list[str]]]:
+def _lexicon(words: tuple[str, ...], common: int, counts: dict[str, int] | None = None) -> _Lexicon:
     """Every word of ``words`` (most used first), and its first ``common`` by first letter: those a typo may be."""
     buckets: dict[str, list[str]] = defaultdict(list)
     for word in words[:common]:
         if len(word) >= 3:
             buckets[word[0]].append(word)
-    return frozenset(words), dict(buckets)
+    return _Lexicon(frozenset(words), dict(buckets), counts or {})
+
+
+class _Lexicon(NamedTuple):
+    known: frozenset[str]
+    buckets: dict[str, list[str]]
+    counts: dict[str, int]  # how often each word is used, where the list says
 
 
 @cache
-def _english() -> tuple[frozenset[str], dict[str, list[str]]]:
+def _english() -> _Lexicon:
     """The English list's lexicon: its words most used first, only those used at least COMMON times standing for a
     typo (the rarer ones are words, but stand for no other)."""
     from spellchecker import SpellChecker
 
     counts = SpellChecker(language="en", distance=1).word_frequency.dictionary
     words = tuple(sorted((w for w in counts if w.isascii() and w.isalpha()), key=lambda w: (-counts[w], w)))
-    return _lexicon(words, sum(counts[w] >= COMMON for w in words))
+    common = sum(counts[w] >= COMMON for w in words)
+    return _lexicon(words, common, {w: counts[w] for w in words[:common]})
+
+
+def _letters_left_out(typo: str, word: str) -> bool:
+    """Is ``typo`` ``word`` with letters left out ("pils" of "pills", "stok" of "stock")?"""
+    letters = iter(word)
+    return len(word) > len(typo) and all(letter in letters for letter in typo)
 
 
 def misspellings(texts: list[str], words: tuple[str, ...] | None = None) -> dict[str, str]:
     """The words of ``texts`` (lower case) that ``words`` (most used first; the English list by default) lacks,
     each with the word of ``words`` it is most likely a typo of; words with no such word are left out."""
-    known, buckets = _english() if words is None else _lexicon(words, len(words))
+    known, buckets, counts = _english() if words is None else _lexicon(words, len(words))
     found: dict[str, str] = {}
     for text in texts:
         if not text or foreign_function_words(text):
@@ -63,9 +78,18 @@ def misspellings(texts: list[str], words: tuple[str, ...] | None = None) -> dict
                 continue
             most = 2 if len(word) >= LONG else 1
             choices = [w for w in buckets.get(word[0], ()) if abs(len(w) - len(word)) <= most]
-            best = process.extractOne(word, choices, scorer=OSA.distance, score_cutoff=most) if choices else None
-            if best is not None:
-                found[word] = best[0]
+            near = process.extract(word, choices, scorer=OSA.distance, score_cutoff=most, limit=None) if choices else []
+            if not near:
+                continue
+            # The nearest, most used first; but typed in a hurry a word most often loses a letter, so a word the
+            # typo is with letters left out is read instead where it is used at least 1/LEFT_OUT_FACTOR as often.
+            least = min(distance for _, distance, _ in near)
+            nearest = [w for w, distance, _ in sorted(near, key=lambda n: (n[1], n[2])) if distance == least]
+            best = nearest[0]
+            left_out = next((w for w in nearest if _letters_left_out(word, w)), None)
+            if left_out and counts and counts.get(left_out, 0) * LEFT_OUT_FACTOR >= counts.get(best, 0):
+                best = left_out
+            found[word] = best
     return found
 
 
