@@ -696,3 +696,13 @@ def test_things_summed_up_then_listed(text, targets):
         assert not any("settled" in t for t in found)
     else:
         assert found == targets
+
+
+@pytest.mark.parametrize(("text", "targets"), [
+    # What the user does is a thing of its own after "and", unless someone named does it with them.
+    ("remove the secret savings an me thinking of leaving", ["the secret savings", "me thinking of leaving"]),
+    ("please forget what I told you about Jonas and me trying for a baby", ["Jonas and me trying for a baby"]),
+    ("erace the parkinsons part an allso my bank password", ["the parkinsons part", "my bank password"]),
+])
+def test_what_the_user_does_after_and(text, targets):
+    assert extract_targets(text) == targets

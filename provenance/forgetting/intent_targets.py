@@ -233,10 +233,12 @@ _SEPARATOR = re.compile(r"(\s*,\s*(?:(?:and|&|plus|n|or)(?:\s+also)?\s+)?|\s+(?:
 # After "and" (not a bare comma), a name, an abbreviation, someone's thing or another language's "my" or "the"
 # starts a thing of its own too ("my TFN and Medicare number", "my hepatitis and about Hung stealing", "mon SIN et
 # mon numéro RAMQ"); so does, after a comma, someone's thing ("the biopsy, Mum's Parkinson's and the IVF").
-_AND_HEAD = re.compile(r"^(?:about|also|both|either|[A-Z][\w.-]*|\w+'s|mon|ma|mes|le|la|les|du|des|el|los|las|del|"
-                       r"mi|mis|il|lo|mein|meine|meinen|den|die|das|meu|minha)\b")
+_AND_HEAD = re.compile(r"^(?:about|also|allso|both|either|[A-Z][\w.-]*|\w+'s|mon|ma|mes|le|la|les|du|des|el|los|las|"
+                       r"del|mi|mis|il|lo|mein|meine|meinen|den|die|das|meu|minha|"
+                       # what someone does: "the secret savings and me thinking of leaving"
+                       r"me\s+[a-z]+(?:ing|in)(?=\s))\b")
 _COMMA_HEAD = re.compile(r"^[A-Z]?\w+'s\b")
-_JOINED_LEAD = re.compile(r"^(?:about|also)\s+", _I)
+_JOINED_LEAD = re.compile(r"^(?:about|also|allso)\s+", _I)
 # Words that explain a request rather than name its target ("I said too much", "that was private").
 _REASON = re.compile(r"^(?:that|it|this|it's|that's|there|can|could|would|will|please|i'?d|i would|i want|i need|"
                      r"i think|i feel|i should|i guess|i know|i trust|i hope|"
@@ -630,7 +632,8 @@ def split_targets(target: str) -> list[str]:
         # "my sister and I don't speak": a short noun phrase joined to "I" is one subject, not two targets.
         joint_subject = re.match(r"i\b(?!'m|'ve|'d|'ll)", piece, _I) and re.search(
             r"(?:^|\b(?:my|his|her|our|their)\s+)[\w']+$", parts[-1], _I
-        )
+        ) or re.match(r"me\s", piece, _I) and re.search(  # "Jonas and me trying for a baby"
+            r"(?:\b(?-i:[A-Z])[\w'-]*|^[\w'-]+|\b(?:my|his|her|our|their)\s+[\w']+)$", parts[-1], _I)
         bracketed = parts[-1].count("(") > parts[-1].count(")")
         if starts and not joint_subject and not bracketed and parts[-1].strip():
             parts.append(_JOINED_LEAD.sub("", piece))
