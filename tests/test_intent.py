@@ -252,7 +252,7 @@ def test_the_features_are_optional_and_give_the_same_answer(vectors):
         # What the assistant made of a thing names the thing.
         ("pls delete the note u made about me looking for another job", ["looking for another job"]),
         ("remove the entry about my divorce", ["my divorce"]),
-        ("Whatever you concluded about me hiding money from Ravi, scrub that", ["hiding money from Ravi"]),
+        ("Whatever you concluded about me hiding money from Ravi, scrub that", ["me hiding money from Ravi"]),
         ("The profile entry that has me on insulin, can you take it out?", ["insulin"]),
         # Lists: bullets or numbers on their own lines, numbers in one line, a heading line and one thing a line,
         # a short comma list; an item's dash says more about it; a sign-off and a "keep" item are no targets.
@@ -705,4 +705,17 @@ def test_things_summed_up_then_listed(text, targets):
     ("erace the parkinsons part an allso my bank password", ["the parkinsons part", "my bank password"]),
 ])
 def test_what_the_user_does_after_and(text, targets):
+    assert extract_targets(text) == targets
+
+
+@pytest.mark.parametrize(("text", "targets"), [
+    # What the assistant holds on a thing, said before the thing: the thing.
+    ("everything you put together about my brother's shop closing and the money I lent him, delete all of it",
+     ["my brother's shop closing", "the money I lent him"]),
+    ("Whatever you have deduced about my heart condition, erase it.", ["my heart condition"]),
+    # "the lot" points back like "it".
+    ("so the debts, me owing sanjay and me owing my landlord. forget the lot pls its embarrassing",
+     ["the debts", "me owing sanjay", "me owing my landlord"]),
+])
+def test_what_the_assistant_holds_on_a_thing_and_the_lot(text, targets):
     assert extract_targets(text) == targets

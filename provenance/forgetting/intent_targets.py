@@ -349,8 +349,8 @@ def _strip_edges(target: str, chars: str) -> str:
 
 # "it" or "them" as the object of the request, then anything but a verb it is the subject of ("it was my idea").
 _PRONOUN_OBJECT = re.compile(
-    r"(it|them|all of it)\b(?!'|\s+(?:is|was|were|are|has|had|have|will|would|can|could|do|does|did|might|may|must|"
-    r"should|isn't|wasn't|hasn't|hadn't|doesn't|didn't|won't|wouldn't|can't|couldn't|seems?|seemed|being|been|"
+    r"(it|them|all of it|the (?:whole )?lot(?: of it)?)\b(?!'|\s+(?:of\b|is|was|were|are|has|had|have|will|would|can|"
+    r"could|do|does|did|might|may|must|should|isn't|wasn't|hasn't|hadn't|doesn't|didn't|won't|wouldn't|can't|couldn't|seems?|seemed|being|been|"
     r"\w+ed)\b)\s+\S", _I)
 
 
@@ -716,6 +716,13 @@ _STATE_REMARK = re.compile(r"^\W*(?:(?:all|now|finally|long|since|it'?s|its)\s+)
                            r"taken care of|handled|behind me|water under the bridge)\b(?:\W+\w+){0,4}\W*$", _I)
 
 
+# What the assistant holds, said before naming what it holds it on: "everything you put together about my parents'
+# restaurant going under and the money I borrowed, delete all of it". The thing is what it is about.
+_WHAT_YOU_HAVE_ON = re.compile(
+    r"^(?:everything|anything|all|whatever|what|the (?:stuff|things|notes?|bits))\s+(?:that\s+)?(?:you|u)"
+    r"(?:'ve|\s+have|\s+might have)?\s+(?:\w+\s+){0,2}?(?:on|about|regarding|concerning)\s+(?=\S)", _I)
+
+
 def _look_back(prefix: str) -> str | None:
     """"my salary? forget it": a noun phrase or fact before the request, never a reason ("that was private, so ...").
     In the nearest sentence that names something, at most three sentences back: what the user says they told
@@ -742,6 +749,7 @@ def _look_back(prefix: str) -> str | None:
             # named before it.
             continue
         sentence = re.sub(r"^(?:there (?:is|was|'s)|here'?s)\s+", "", _INTERJECTION.sub("", sentence.strip()), flags=_I)
+        sentence = _WHAT_YOU_HAVE_ON.sub("", sentence)
         told = _TOLD_ABOUT.search(sentence) or _TOLD_WHAT.search(sentence)
         if told:  # what the user says they told is named even when they call it private or a mistake
             target = _clean(_TOLD_ABOUT_END.sub("", told.group("t") or told.group("n")))
