@@ -422,3 +422,19 @@ def test_two_things_named_in_words_the_detector_may_not_read_as_a_request_are_bo
     matched = {m.content for m in Message.objects.filter(pk__in=[m["id"] for m in preview.plan["matched"]],
                                                          role="user")}
     assert matched == set(statements[:2])
+
+
+def test_two_targets_nearest_the_same_statement_each_take_their_own(user):
+    """Both targets of "both of my ID numbers, the My Number and the passport" lead to the passport statement:
+    one thing is not named twice, so the weaker claim takes its own statement."""
+    conversation = services.conversation_create(user=user)
+    statements = ("My My Number is 8841 2290 3375.", "My passport number is TK4471923.",
+                  "My dog Biscuit is a beagle.", "I work night shifts at a bakery.", "My sister lives in Leeds.")
+    for text in statements:
+        say(user, conversation, text)
+    preview = forget.forget_preview(
+        user=user, mode="natural",
+        query="Please delete both of my ID numbers — the My Number and the passport.")
+    matched = {m.content for m in Message.objects.filter(pk__in=[m["id"] for m in preview.plan["matched"]],
+                                                         role="user")}
+    assert matched == set(statements[:2])

@@ -624,6 +624,27 @@ def resolve(
                           if j != i and not _CLAUSE_TARGET.search(views[j].text) for c in hits)
         if taken:
             decided[i] = decide(view, count, taken)
+    # Two targets of a request naming several things that both lead to the same statement ("my NI number, and the
+    # NHS one" both nearest the NHS number): one thing is not named twice there, so the target whose claim on it is
+    # the weaker is decided again without it, and takes its next statement when that one stands out on its own.
+    # Not where there are more targets than the things the request says it names ("Two things: the debts of my card
+    # and the bank, and the password": the card and the bank are one statement).
+    said = how_many(context_view.text) if context_view is not None else None
+    if several and not (said and len(views) > said):
+        unit = lambda c: statement_of.get(c.id, c.id)  # noqa: E731
+        plain = [i for i, view in enumerate(views) if decided[i][0] and not _CLAUSE_TARGET.search(view.text)]
+        for i in plain:
+            mine = {unit(c): c.score for c in decided[i][0]}
+            for j in plain:
+                theirs = {unit(c): c.score for c in decided[j][0]}
+                shared = set(mine) & set(theirs)
+                if j == i or not shared or set(mine) - shared or any(mine[s] >= theirs[s] for s in shared):
+                    continue
+                taken = frozenset(unit(c) for k in plain if k != i for c in decided[k][0])
+                again = decide(views[i], counts[i], taken)
+                if again[0]:
+                    decided[i] = again
+                break
     for hits, near in decided:
         for c in hits:
             if c.id not in matched or matched[c.id].score < c.score:
