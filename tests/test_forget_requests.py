@@ -407,34 +407,31 @@ def test_a_thing_with_what_the_user_did_with_it_is_no_clause_about_another():
         assert not resolution._CLAUSE_TARGET.search(thing), thing
 
 
+_OTHER_STATEMENTS = ("My dog Biscuit is a beagle.", "My sister lives in Leeds.", "I work night shifts at a bakery.")
+
+
+def _previewed_statements(user, statements: tuple[str, ...], query: str) -> set[str]:
+    """The user's statements the Forget panel's preview of ``query`` (typed in words) matches."""
+    conversation = services.conversation_create(user=user)
+    for text in (*statements, *_OTHER_STATEMENTS):
+        say(user, conversation, text)
+    preview = forget.forget_preview(user=user, mode="natural", query=query)
+    return {m.content for m in Message.objects.filter(pk__in=[m["id"] for m in preview.plan["matched"]],
+                                                      role="user")}
+
+
 def test_two_things_named_in_words_the_detector_may_not_read_as_a_request_are_both_matched(user):
     """Typed into the Forget panel, a request is resolved for what it names, whether or not the detector would
     have taken it for a request in the chat: each thing named, not the whole text as one."""
-    conversation = services.conversation_create(user=user)
     statements = ("My dad has been on dialysis three times a week since March.",
-                  "Dad keeps pushing me to move back in with him after the wedding.",
-                  "My dog Biscuit is a beagle.", "My sister lives in Leeds.", "I work night shifts at a bakery.")
-    for text in statements:
-        say(user, conversation, text)
-    preview = forget.forget_preview(
-        user=user, mode="natural",
-        query="Both my dad's dialysis and him wanting me to move back in after the wedding — forget those.")
-    matched = {m.content for m in Message.objects.filter(pk__in=[m["id"] for m in preview.plan["matched"]],
-                                                         role="user")}
-    assert matched == set(statements[:2])
+                  "Dad keeps pushing me to move back in with him after the wedding.")
+    query = "Both my dad's dialysis and him wanting me to move back in after the wedding — forget those."
+    assert _previewed_statements(user, statements, query) == set(statements)
 
 
 def test_two_targets_nearest_the_same_statement_each_take_their_own(user):
     """Both targets of "both of my ID numbers, the My Number and the passport" lead to the passport statement:
     one thing is not named twice, so the weaker claim takes its own statement."""
-    conversation = services.conversation_create(user=user)
-    statements = ("My My Number is 8841 2290 3375.", "My passport number is TK4471923.",
-                  "My dog Biscuit is a beagle.", "I work night shifts at a bakery.", "My sister lives in Leeds.")
-    for text in statements:
-        say(user, conversation, text)
-    preview = forget.forget_preview(
-        user=user, mode="natural",
-        query="Please delete both of my ID numbers — the My Number and the passport.")
-    matched = {m.content for m in Message.objects.filter(pk__in=[m["id"] for m in preview.plan["matched"]],
-                                                         role="user")}
-    assert matched == set(statements[:2])
+    statements = ("My My Number is 8841 2290 3375.", "My passport number is TK4471923.")
+    query = "Please delete both of my ID numbers — the My Number and the passport."
+    assert _previewed_statements(user, statements, query) == set(statements)
