@@ -719,3 +719,16 @@ def test_what_the_user_does_after_and(text, targets):
 ])
 def test_what_the_assistant_holds_on_a_thing_and_the_lot(text, targets):
     assert extract_targets(text) == targets
+
+
+@pytest.mark.parametrize(("text", "targets"), [
+    # A count said, and the things joined by "and" with nothing else to part them.
+    ("okay delete the blood test results thing and uh marek from gdansk both", ["the blood test results thing",
+                                                                                "marek from gdansk both"]),
+    # What someone does after "and" is a thing of its own.
+    ("forget his stroke and him wanting me to move back in", ["his stroke", "him wanting me to move back in"]),
+    # "ones" for a plural already said is the plural, not a plural of it.
+    ("delete my NI numbers and the NHS ones", ["my NI numbers", "the NHS numbers"]),
+])
+def test_a_count_said_and_what_someone_does(text, targets):
+    assert extract_targets(text) == targets

@@ -235,8 +235,9 @@ _SEPARATOR = re.compile(r"(\s*,\s*(?:(?:and|&|plus|n|or)(?:\s+also)?\s+)?|\s+(?:
 # mon numéro RAMQ"); so does, after a comma, someone's thing ("the biopsy, Mum's Parkinson's and the IVF").
 _AND_HEAD = re.compile(r"^(?:about|also|allso|both|either|[A-Z][\w.-]*|\w+'s|mon|ma|mes|le|la|les|du|des|el|los|las|"
                        r"del|mi|mis|il|lo|mein|meine|meinen|den|die|das|meu|minha|"
-                       # what someone does: "the secret savings and me thinking of leaving"
-                       r"me\s+[a-z]+(?:ing|in)(?=\s))\b")
+                       # what someone does: "the secret savings and me thinking of leaving", "his stroke and him
+                       # wanting me to move in"
+                       r"(?:me|him|her|them)\s+[a-z]+(?:ing|in)(?=\s))\b")
 _COMMA_HEAD = re.compile(r"^[A-Z]?\w+'s\b")
 _JOINED_LEAD = re.compile(r"^(?:about|also|allso)\s+", _I)
 # Words that explain a request rather than name its target ("I said too much", "that was private").
@@ -350,7 +351,8 @@ def _strip_edges(target: str, chars: str) -> str:
 # "it" or "them" as the object of the request, then anything but a verb it is the subject of ("it was my idea").
 _PRONOUN_OBJECT = re.compile(
     r"(it|them|all of it|the (?:whole )?lot(?: of it)?)\b(?!'|\s+(?:of\b|is|was|were|are|has|had|have|will|would|can|"
-    r"could|do|does|did|might|may|must|should|isn't|wasn't|hasn't|hadn't|doesn't|didn't|won't|wouldn't|can't|couldn't|seems?|seemed|being|been|"
+    r"could|do|does|did|might|may|must|should|isn't|wasn't|hasn't|hadn't|doesn't|didn't|won't|wouldn't|can't|couldn't|"
+    r"seems?|seemed|being|been|"
     r"\w+ed)\b)\s+\S", _I)
 
 
@@ -546,7 +548,9 @@ def is_vague(target: str) -> bool:
 # often names the thing meant again ("not the old arrest the upcoming one", "not the pan just the aadhaar one"): that
 # part (``r``) stays. Never a "not" that denies something ("I'm not the father", "my ex is not the one who called"),
 # corrects ("no wait not the car one"), or gives a reason ("not my story to tell").
-_PREPOSITIONS = ("from", "of", "in", "at", "on", "to", "for", "with", "about", "by", "into", "off", "over", "near")
+_PREPOSITIONS = ("from", "of", "in", "at", "on", "to", "for", "with", "about", "by", "into", "off", "over", "near",
+                 "after", "before", "during", "since", "until", "under", "behind", "between", "without", "through",
+                 "against", "like")
 _NOT_MEANT_LAST = re.compile(
     r"(?<![,;(\u2013\u2014-])(?<![,;]\s)"
     + "".join(rf"(?<!\b{word})" for word in (
@@ -893,37 +897,59 @@ def _bare(target: str) -> str:
     return re.sub(r"^(?:the|my|that|this|a|an)\s+", "", target.strip().lower())
 
 
-# How many things a request says it names: "three things: ...", "both the X and the Y", "erase all three".
-_NUMBERS = {"two": 2, "three": 3, "four": 4, "2": 2, "3": 3, "4": 4}
-_COUNTED = re.compile(r"\b(?:(?:all|these|those|the)\s+(?P<a>two|three|four|2|3|4)\b|"
-                      r"(?P<b>two|three|four|2|3|4)\s+(?:things|items|bits|matters|points|details|of (?:them|those|"
-                      r"these))\b|(?P<both>both)\s+(?:the|my|of)\b)", _I)
+# How many things a request says it names.
+_NUMBERS = {"both": 2, "two": 2, "2": 2, "pair": 2, "three": 3, "3": 3, "four": 4, "4": 4}
+# A number of things named, not of anything else: "all three", "the two of them", "both", "two things"; never "the
+# two girls I pay cash" or "both my kids".
+_COUNTED = re.compile(r"\b(?:both(?=\s*(?:$|[,.;:!?\u2013\u2014-]|of\b|(?:the\s+|my\s+)?(?:things|items|bits|facts|"
+                      r"details|matters|numbers|ids|debts|loans|one|ones)\b|(?:the\s+|my\s+)?[\w-]+\s+ones\b|please|"
+                      r"pls|too|as well|forgotten|gone|"
+                      r"deleted|removed|erased|wiped))|(?:all|the|those|these|them)\s+(?P<n>two|three|four|2|3|4)"
+                      r"(?=\s*(?:$|[,.;:!?\u2013\u2014-]|of\b|from\s+(?:your|ur|the)\b|things|items|bits|facts|details|"
+                      r"matters|statements|"
+                      r"messages|numbers|parts|please|pls|too|as well))|(?P<m>two|three|four|2|3|4)\s+(?:things|"
+                      r"items|bits|facts|details|matters|statements|messages|numbers|parts|ids|debts|loans|of them|"
+                      r"of those|of these))\b", _I)
+# A plural of a kind of thing: "the health things", "my debts", "both loans", "all the medical stuff". Not "the
+# details of the investigation" or "anything about my nest egg": those name one thing and all that it holds.
+_SEVERAL = re.compile(
+    r"\b(?:all\s+(?:the|my|of my|those|these)\s+\w+\s+(?:stuff|things)|(?:the|my|those|these|both)\s+(?:\w+\s+)?"
+    r"(?:things|numbers|ids|debts|loans|conditions|diagnoses|illnesses))\b", _I)
+
+
+def how_many(text: str) -> int | None:
+    """How many statements ``text`` names: 1 as a rule, a number it says ("both", "all three", "two things"), or
+    None when it names several without saying how many ("the health things", "my debts")."""
+    counted = _COUNTED.search(text)
+    if counted:
+        return _NUMBERS[(counted.group("n") or counted.group("m") or "both").lower()]
+    return None if _SEVERAL.search(text) else 1
+
+
 # Where, dictated without commas, a thing of its own may start: an article or "my" that no preposition comes before
 # ("the hospital bills the loan on my car" -> "the hospital bills", "the loan on my car").
 _UNMARKED_HEAD = re.compile(r"(?<!\bthe)(?<!\bmy)" + "".join(rf"(?<!\b{w})" for w in _PREPOSITIONS)
                             + r"(?<!\bthan)(?<!\bthat)(?<!\band)\s+(?=(?:the|my)\s+\w)", _I)
 
 
-def _counted(raw: str) -> int | None:
-    """How many things ``raw`` says it names, when it says so."""
-    found = _COUNTED.search(raw)
-    if not found:
-        return None
-    return 2 if found.group("both") else _NUMBERS[(found.group("a") or found.group("b")).lower()]
+_AND_PARTS = re.compile(r"\s*,?\s+and\s+", _I)  # not a bare comma: "my ID numbers, both government ones"
 
 
 def _as_counted(raw: str, targets: list[str]) -> list[str]:
     """``targets`` parted where a thing of its own starts unmarked, when only that gives as many things as ``raw``
     says it names ("ok three things for get the hospital bills the loan on my car and where i live")."""
-    count = _counted(raw)
+    count = how_many(raw)
     if count and _spared_clauses(raw):  # "the two addresses i gave you wipe the house one keep the depot"
         count -= len(_spared_clauses(raw))
-    if not count or len(targets) >= count:
+    if not count or count == 1 or len(targets) >= count:
         return targets
-    parted = [piece for target in targets for piece in _UNMARKED_HEAD.split(target)
-              if request_gist(_COUNT_WORDS.sub("", piece))]  # not the count itself ("two things my salary ...")
-    if len(parted) == count and all(_names_something(_clean(piece)) for piece in parted):
-        return [_clean(piece) for piece in parted]
+    # Parted at "and" first ("the colonoscopy thing and helga from lubeck the online lady both"), else
+    # where an article starts a thing.
+    for parting in (_AND_PARTS, _UNMARKED_HEAD):
+        parted = [piece for target in targets for piece in parting.split(target)
+                  if request_gist(_COUNT_WORDS.sub("", piece))]  # not the count itself ("two things my salary ...")
+        if len(parted) == count and all(_names_something(_clean(piece)) for piece in parted):
+            return [_clean(piece) for piece in parted]
     return targets
 
 
@@ -1008,7 +1034,8 @@ def _one_named(target: str, before: list[str], raw: str) -> str:
         # Only a short noun phrase ("my NI number"), not a clause ("the 11-digit number I sent").
         earlier = [w for t in before if not _ONE.search(t) and len(t.split()) <= 4
                    for w in re.findall(r"[^\W\d_]{3,}", t)]
-        noun = earlier[-1] + ("s" if many else "") if earlier and earlier[-1].lower() not in FRAME_WORDS else None
+        noun = earlier[-1] + ("s" if many and not earlier[-1].lower().endswith("s") else "") \
+            if earlier and earlier[-1].lower() not in FRAME_WORDS else None
     if not noun or noun.lower() in FRAME_WORDS:
         return target
     return target[: found.start()] + noun + target[found.end():]

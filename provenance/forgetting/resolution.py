@@ -54,6 +54,7 @@ from .categories import NAMES_A_KIND, kinds
 from .intent_languages import content_words_only
 from .intent_targets import (
     FRAME_WORDS,
+    how_many,
     request_spared,
     request_unaddressed,
     request_without_other_tasks,
@@ -249,39 +250,11 @@ def spelt_for_meaning(*, user, texts: list[str]) -> list[str]:
     return [spelt_as_known(text, corrections) for text in texts]
 
 
-_NUMBERS = {"both": 2, "two": 2, "2": 2, "pair": 2, "three": 3, "3": 3, "four": 4, "4": 4}
-# A number of things named, not of anything else: "all three", "the two of them", "both", "two things"; never "the
-# two girls I pay cash" or "both my kids".
-_COUNTED = re.compile(r"\b(?:both(?=\s*(?:$|[,.;:!?\u2013\u2014-]|of\b|(?:the\s+|my\s+)?(?:things|items|bits|facts|"
-                      r"details|matters|numbers|ids|debts|loans|one|ones)\b|(?:the\s+|my\s+)?[\w-]+\s+ones\b|please|"
-                      r"pls|too|as well|forgotten|gone|"
-                      r"deleted|removed|erased|wiped))|(?:all|the|those|these|them)\s+(?P<n>two|three|four|2|3|4)"
-                      r"(?=\s*(?:$|[,.;:!?\u2013\u2014-]|of\b|from\s+(?:your|ur|the)\b|things|items|bits|facts|details|"
-                      r"matters|statements|"
-                      r"messages|numbers|parts|please|pls|too|as well))|(?P<m>two|three|four|2|3|4)\s+(?:things|"
-                      r"items|bits|facts|details|matters|statements|messages|numbers|parts|ids|debts|loans|of them|"
-                      r"of those|of these))\b", re.IGNORECASE)
-# A plural of a kind of thing: "the health things", "my debts", "both loans", "all the medical stuff". Not "the
-# details of the investigation" or "anything about my nest egg": those name one thing and all that it holds.
-_SEVERAL = re.compile(
-    r"\b(?:all\s+(?:the|my|of my|those|these)\s+\w+\s+(?:stuff|things)|(?:the|my|those|these|both)\s+(?:\w+\s+)?"
-    r"(?:things|numbers|ids|debts|loans|conditions|diagnoses|illnesses))\b", re.IGNORECASE)
-
-
 # A target that reads as a clause about something named beside it ("what he did back then", "his mum doesn't want
 # it spread", "living under the one roof") rather than a thing of its own; not a thing with what the user or the
 # assistant did with it ("the ID from the card I left in the taxi", "the story we tell Nan").
 _CLAUSE_TARGET = re.compile(r"^\W*(?:his|her|their|its|he|she|they|it|what|who|whom|how|why|when|where|which|that|"
                             r"[a-z]+ing)\b|\b(?:he|she|they|it)\s+(?!and\b|or\b)[a-z']+", re.IGNORECASE)
-
-
-def how_many(text: str) -> int | None:
-    """How many statements ``text`` names: 1 as a rule, a number it says ("both", "all three", "two things"), or
-    None when it names several without saying how many ("the health things", "my debts")."""
-    counted = _COUNTED.search(text)
-    if counted:
-        return _NUMBERS[(counted.group("n") or counted.group("m") or "both").lower()]
-    return None if _SEVERAL.search(text) else 1
 
 
 @dataclass
