@@ -939,7 +939,7 @@ def _as_counted(raw: str, targets: list[str]) -> list[str]:
     """``targets`` parted where a thing of its own starts unmarked, when only that gives as many things as ``raw``
     says it names ("ok three things for get the hospital bills the loan on my car and where i live")."""
     count = how_many(raw)
-    if count and _spared_clauses(raw):  # "the two addresses i gave you wipe the house one keep the depot"
+    if count:  # less what it keeps: "the two addresses i gave you wipe the house one keep the depot"
         count -= len(_spared_clauses(raw))
     if not count or count == 1 or len(targets) >= count:
         return targets

@@ -579,9 +579,9 @@ def resolve(
     kept = frozenset().union(*(kept_units(view) for view in spared_views))
     # How many each target names: what it says, or, for a request with one target, what the whole request says
     # ("TFN and Medicare number -- I'd like both of those forgotten").
+    said = how_many(context_view.text) if context_view is not None else None
     counts = [how_many(view.text) for view in views]
     if len(views) == 1 and context_view is not None and counts[0] in (1, None):
-        said = how_many(context_view.text)
         counts = [said if said != 1 else counts[0]]
     decided = [decide(view, count) for view, count in zip(views, counts, strict=True)]
     # When the request says it names several things ("both", "two things", "my debts", a list of three), each
@@ -589,7 +589,7 @@ def resolve(
     # beside its own, is decided again without the statements the others matched. Not otherwise: two targets are
     # often one thing said twice ("the medical thing from January, the clinic in Spain"; "my low spirits and the
     # tablets for them"), and the second would then take a statement nobody named.
-    several = len(views) >= 3 or (context_view is not None and how_many(context_view.text) != 1)
+    several = len(views) >= 3 or (context_view is not None and said != 1)
     for i, (view, count) in enumerate(zip(views, counts, strict=True)):
         if decided[i][0] or not several or _CLAUSE_TARGET.search(view.text):
             continue
@@ -602,9 +602,10 @@ def resolve(
     # the weaker is decided again without it, and takes its next statement when that one stands out on its own.
     # Not where there are more targets than the things the request says it names ("Two things: the debts of my card
     # and the bank, and the password": the card and the bank are one statement).
-    said = how_many(context_view.text) if context_view is not None else None
     if several and not (said and len(views) > said):
-        unit = lambda c: statement_of.get(c.id, c.id)  # noqa: E731
+        def unit(c: Candidate) -> int:
+            return statement_of.get(c.id, c.id)
+
         plain = [i for i, view in enumerate(views) if decided[i][0] and not _CLAUSE_TARGET.search(view.text)]
         for i in plain:
             mine = {unit(c): c.score for c in decided[i][0]}

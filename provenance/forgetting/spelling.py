@@ -32,6 +32,12 @@ LEFT_OUT_FACTOR = 50  # how much less used a word with the typo's letters left o
 _WORD = re.compile(r"(?<![\w'’-])[A-Za-z]+(?![\w'’-])")
 
 
+class _Lexicon(NamedTuple):
+    known: frozenset[str]
+    buckets: dict[str, list[str]]
+    counts: dict[str, int]  # how often each word is used, where the list says
+
+
 def _lexicon(words: tuple[str, ...], common: int, counts: dict[str, int] | None = None) -> _Lexicon:
     """Every word of ``words`` (most used first), and its first ``common`` by first letter: those a typo may be."""
     buckets: dict[str, list[str]] = defaultdict(list)
@@ -39,12 +45,6 @@ def _lexicon(words: tuple[str, ...], common: int, counts: dict[str, int] | None 
         if len(word) >= 3:
             buckets[word[0]].append(word)
     return _Lexicon(frozenset(words), dict(buckets), counts or {})
-
-
-class _Lexicon(NamedTuple):
-    known: frozenset[str]
-    buckets: dict[str, list[str]]
-    counts: dict[str, int]  # how often each word is used, where the list says
 
 
 @cache
