@@ -26,6 +26,7 @@ from chat.models import Conversation, Message, Role
 from dellm_site.ai.embedding import get_embedder
 from dellm_site.ai.llm import get_llm
 from dellm_site.errors import ApplicationError
+from memory.embeddings import wide_store
 from memory.graph import edges_record
 from memory.models import Embedding, Fact
 from provenance.forgetting.intent_targets import request_gist
@@ -70,6 +71,7 @@ def _store(user, statements: list[str]) -> list[int]:
             fact = Fact.objects.create(owner=user, content=fact_text)
             edges_record(context_ids=[message.pk], dst_id=fact.pk, owner_id=user.pk)
             Embedding.objects.create(node=fact, owner=user, vector=fact_vector.tolist(), backend=embedder.name)
+    wide_store(node_ids=list(Embedding.objects.filter(owner=user).values_list("node_id", flat=True)))
     return ids
 
 

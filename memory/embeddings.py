@@ -7,9 +7,9 @@ import os
 from concurrent.futures import Future, ThreadPoolExecutor
 
 import numpy as np
-from django.db import transaction
+from django.db import connection, transaction
 
-from dellm_site.ai.embedding import get_embedder
+from dellm_site.ai.embedding import get_embedder, get_wide_embedder
 
 from .models import Embedding, Node
 
@@ -28,17 +28,20 @@ def embedding_store(*, node_id: int, vector: np.ndarray | None = None, owner_id:
     if vector is None:
         vector = embedder.embed_one(node.content)
     embedding, _ = Embedding.objects.update_or_create(
-        node=node, owner_id=node.owner_id, defaults={"vector": vector.tolist(), "backend": embedder.name}
+        node=node, owner_id=node.owner_id, defaults={"vector": vector.tolist(), "backend": embedder.name, "wide": None}
     )
+    wide_later([node.pk])
     return embedding
 
 
 def embedding_add(*, node: Node, vector: np.ndarray) -> Embedding:
     """Store the vector of a node created in the current transaction, computed by the caller from the node's own
     text with the configured embedder (a chat turn embeds its question anyway): one insert, no second embedding."""
-    return Embedding.objects.create(
+    embedding = Embedding.objects.create(
         node=node, owner_id=node.owner_id, vector=vector.tolist(), backend=get_embedder().name
     )
+    wide_later([node.pk])
+    return embedding
 
 
 def text_embed(*, text: str) -> list[float]:
@@ -94,8 +97,9 @@ def embeddings_store(
         ],
         update_conflicts=True,
         unique_fields=["node"],
-        update_fields=["vector", "backend"],
+        update_fields=["vector", "backend", "wide"],
     )
+    wide_later([pk for pk, _, _ in rows])
     return [pk for pk, _, _ in rows]
 
 
@@ -119,3 +123,46 @@ def embeddings_flush(collected: list[tuple[int, int | None, tuple[str, Future] |
             logger.exception("embedding %d records at once failed; queued one by one", len(node_ids))
             for node_id in node_ids:
                 embed_node.delay(node_id, owner_id)
+
+
+# The second reading of meaning (``Embedding.wide``) is due for what a forget request can name: a user's statement
+# (a message that holds information, ``retrievable`` on its embedding) or an active fact; not the assistant's
+# replies, questions or summaries, which the resolver never matches.
+_WIDE_DUE_SQL = """
+SELECT e.node_id, n.content FROM memory_embedding e
+JOIN memory_node n ON n.id = e.node_id
+LEFT JOIN chat_message m ON m.node_ptr_id = e.node_id
+WHERE e.node_id = ANY(%s) AND e.wide IS NULL AND e.retrievable AND e.kind IN ('message', 'fact')
+  AND m.role IS DISTINCT FROM 'assistant'
+ORDER BY e.node_id
+"""
+
+
+def wide_later(node_ids: list[int]) -> None:
+    """Queue the second reading of these nodes for when the transaction storing their first vector commits (a
+    turn never waits for it; where there are no workers it runs at the commit). Nothing where it is off."""
+    if node_ids and get_wide_embedder() is not None:
+        from .tasks import embed_wide  # the task calls back into this module
+
+        ids = list(node_ids)
+        transaction.on_commit(lambda: embed_wide.delay(ids))
+
+
+@transaction.atomic
+def wide_store(*, node_ids: list[int]) -> list[int]:
+    """Store the second reading (``Embedding.wide``) of those of ``node_ids`` a request can name and that lack
+    one; returns their ids. Idempotent: a node deleted meanwhile, or read already, is skipped."""
+    wide = get_wide_embedder()
+    if wide is None or not node_ids:
+        return []
+    with connection.cursor() as cursor:
+        cursor.execute(_WIDE_DUE_SQL, [list(node_ids)])
+        rows = cursor.fetchall()
+    if not rows:
+        return []
+    texts = sorted({content for _, content in rows})
+    vectors = dict(zip(texts, wide.embed(texts), strict=True))
+    # Written only where still without one (a first vector rewritten meanwhile cleared it, to be read again).
+    for pk, content in rows:
+        Embedding.objects.filter(node_id=pk, wide__isnull=True).update(wide=vectors[content].tolist())
+    return [pk for pk, _ in rows]

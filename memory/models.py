@@ -97,6 +97,10 @@ class Embedding(models.Model):
     retrievable = models.BooleanField(default=False, editable=False)
     vector = VectorField(dimensions=settings.DELLM_EMBEDDING_DIMENSIONS)
     backend = models.CharField(max_length=200)
+    # The forget resolver's second reading of the node's meaning (``DELLM_WIDE_EMBEDDER``, 768-d), for the
+    # statements and facts a request can name; written after the first vector (``memory.embeddings.wide_store``),
+    # and gone with the row. No index: it only rescores the candidates the first vector and the words found.
+    wide = VectorField(dimensions=768, null=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

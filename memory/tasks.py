@@ -18,6 +18,14 @@ def embed_node(self, node_id: int, owner_id: int | None = None) -> bool:
 
 
 @shared_task(bind=True, **RETRY)
+def embed_wide(self, node_ids: list[int]) -> int:
+    """Store the forget resolver's second reading of these nodes (``memory.embeddings.wide_store``)."""
+    from .embeddings import wide_store
+
+    return len(wide_store(node_ids=node_ids))
+
+
+@shared_task(bind=True, **RETRY)
 def facts_extract_task(self, message_id: int) -> list[int]:
     """Extract the facts of one user message, after its turn."""
     from .facts import facts_extract

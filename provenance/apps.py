@@ -31,3 +31,13 @@ class ProvenanceConfig(AppConfig):
             kinds()
 
         warm_up_register("kinds", kinds_load)
+
+        def wide_load() -> None:
+            # The resolver's second reading of meaning: unpacked on a machine's first start, then seconds to load.
+            from dellm_site.ai.embedding import get_wide_embedder
+
+            wide = get_wide_embedder()
+            if wide is not None:
+                wide.embed_one("warm up")
+
+        warm_up_register("wide", wide_load)

@@ -220,5 +220,58 @@ class OpenAIEmbedder(Embedder):
         return _normalise(matrix)
 
 
+class WideEmbedder(Embedder):
+    """all-mpnet-base-v2 (768-d; ``dellm_site.ai.mpnet``), on the CPU, fully offline: the forget resolver's second
+    reading of meaning (``DELLM_WIDE_EMBEDDER``). Never the store's vector, never context retrieval: five times the
+    work of all-MiniLM-L6-v2 a text, spent only where a request must find the statement it names."""
+
+    def __init__(self, directory: str, dimensions: int = 768, batch_size: int = 32, threads: int = 1):
+        self.directory = directory
+        self.dimensions = dimensions
+        self.batch_size = batch_size
+        self.threads = threads
+        self.name = "local:all-mpnet-base-v2"
+        self._model = None
+        self._lock = threading.Lock()
+
+    def _load(self):
+        if self._model is not None:
+            return self._model
+        with self._lock:
+            if self._model is None:
+                started = time.perf_counter()
+                from .mpnet import model_path
+
+                path = model_path(self.directory)
+                os.environ.setdefault("HF_HUB_OFFLINE", "1")
+                os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+                import torch
+                from sentence_transformers import SentenceTransformer
+
+                if self.threads > 0:
+                    torch.set_num_threads(self.threads)
+                model = SentenceTransformer(str(path), device="cpu", local_files_only=True)
+                if model.get_embedding_dimension() != self.dimensions:
+                    raise EmbeddingError(f"The wide model gives {model.get_embedding_dimension()}-d vectors; "
+                                         f"{self.dimensions}-d were expected.")
+                self._model = model
+                logger.info("embedder: loaded %s in %.0f ms", self.name, (time.perf_counter() - started) * 1000)
+        return self._model
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dimensions), dtype=np.float32)
+        vectors = self._load().encode(list(texts), batch_size=self.batch_size, normalize_embeddings=True,
+                                      show_progress_bar=False)
+        return _normalise(np.asarray(vectors, dtype=np.float32))
+
+
 def get_embedder() -> Embedder:
     return get_backend("DELLM_EMBEDDER")
+
+
+def get_wide_embedder() -> Embedder | None:
+    """The resolver's second reading of meaning, or None where it is off (``DELLM_WIDE_EMBEDDER=off``)."""
+    from django.conf import settings
+
+    return get_backend("DELLM_WIDE_EMBEDDER") if settings.DELLM_WIDE_EMBEDDER else None

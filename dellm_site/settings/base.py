@@ -263,6 +263,20 @@ if DELLM_EMBEDDER is None:
     raise ImproperlyConfigured(f"DELLM_EMBEDDER={_embedder!r} is not a backend; use 'local' or 'openai'.")
 # The vector column's width is fixed when the tables are created; it follows the embedder.
 DELLM_EMBEDDING_DIMENSIONS = DELLM_EMBEDDER["OPTIONS"]["dimensions"]
+# The forget resolver's second reading of meaning (dellm_site/ai/mpnet.py): all-mpnet-base-v2, 768-d, kept beside
+# the first vector of every statement and fact (memory.Embedding.wide) and averaged with it when a request is matched
+# to what it names. "off" matches by the first embedder alone. Its files are unpacked once into DELLM_MODEL_DIR.
+_wide = env("DELLM_WIDE_EMBEDDER", default="local")
+if _wide not in ("local", "off"):
+    raise ImproperlyConfigured(f"DELLM_WIDE_EMBEDDER={_wide!r}; use 'local' or 'off'.")
+DELLM_WIDE_EMBEDDER = {
+    "BACKEND": "dellm_site.ai.embedding.WideEmbedder",
+    "OPTIONS": {
+        "directory": env("DELLM_MODEL_DIR", default=str(BASE_DIR / ".data" / "models")),
+        "threads": env.int("DELLM_EMBEDDER_THREADS", default=1),
+    },
+} if _wide == "local" else None
+DELLM_WIDE_DIMENSIONS = 768
 
 # A web server or worker process loads the embedding model (and what else a first turn needs) in a background
 # thread as it starts, so the first message does not wait for it; the process answers meanwhile.

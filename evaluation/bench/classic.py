@@ -21,7 +21,8 @@ from django.db import connection, transaction
 from django.test.utils import override_settings
 
 from chat.models import Conversation, Message, Role
-from dellm_site.ai.embedding import get_embedder
+from dellm_site.ai.embedding import get_embedder, get_wide_embedder
+from memory.embeddings import wide_store
 from memory.models import Edge, Embedding, Summary, TaskRun
 from memory.retrieval import context_retrieve
 from memory.summaries import summary_refresh
@@ -140,6 +141,8 @@ def classic_measure(*, messages: int, repeat: int, stdout) -> tuple[dict, dict]:
 
     preview_runs = []
     kinds()  # loaded by a server's warm-up at start (dellm_site.warmup), before its first preview
+    if get_wide_embedder() is not None:  # so is the resolver's second reading
+        get_wide_embedder().embed_one("warm up")
     for query in PREVIEW_REQUESTS * max(1, -(-max(20, repeat) // len(PREVIEW_REQUESTS))):
         preview_runs += _timed(lambda q=query: forget.forget_preview(user=user, mode="natural", query=q), 1)[1]
     preview_runs.sort()
@@ -293,6 +296,10 @@ def _history(*, messages: int, rng: random.Random, stdout) -> AbstractBaseUser:
                 by_topic[topic] += [message.pk, reply.pk]
         Edge.objects.bulk_create(edges, batch_size=5000)
         Embedding.objects.bulk_create(embeddings, batch_size=1000)
+    if get_wide_embedder() is not None:
+        # The statements' second reading, as the embedding workers would have written it (the forget resolver's).
+        stdout.write(f"second reading of {len(user_texts)} messages...")
+        wide_store(node_ids=list(Message.objects.filter(owner=user, role=Role.USER).values_list("pk", flat=True)))
     with connection.cursor() as cursor:
         # The steady state autovacuum keeps: visibility known (index-only scans read no table rows), statistics.
         cursor.execute("VACUUM ANALYZE")
