@@ -265,8 +265,10 @@ if DELLM_EMBEDDER is None:
 DELLM_EMBEDDING_DIMENSIONS = DELLM_EMBEDDER["OPTIONS"]["dimensions"]
 # The forget resolver's second reading of meaning (dellm_site/ai/mpnet.py): all-mpnet-base-v2, 768-d, kept beside
 # the first vector of every statement and fact (memory.Embedding.wide) and averaged with it when a request is matched
-# to what it names. "off" matches by the first embedder alone. Its files are unpacked once into DELLM_MODEL_DIR.
-_wide = env("DELLM_WIDE_EMBEDDER", default="local")
+# to what it names; its files are unpacked once into DELLM_MODEL_DIR. Off by default: on two CPU cores it reads a
+# short text in about 100 ms, which takes a preview on 10,000 messages from 79 ms p95 past the 150 ms it must stay
+# under (README, "The deletion-request detector"); "local" turns it on where the CPU time is there.
+_wide = env("DELLM_WIDE_EMBEDDER", default="off")
 if _wide not in ("local", "off"):
     raise ImproperlyConfigured(f"DELLM_WIDE_EMBEDDER={_wide!r}; use 'local' or 'off'.")
 DELLM_WIDE_EMBEDDER = {

@@ -11,7 +11,7 @@ from django.conf import global_settings
 # tests of production mode set DJANGO_DEBUG=0 for their own processes.
 os.environ.setdefault("DJANGO_DEBUG", "1")
 # The resolver's second reading of meaning (all-mpnet-base-v2 through torch) is off for the suite and the servers
-# and workers it starts: every statement stored would pay for it. The tests of it turn it on for themselves.
+# and workers it starts, as by default: every statement stored would pay for it. Its tests turn it on for themselves.
 os.environ.setdefault("DELLM_WIDE_EMBEDDER", "off")
 
 from .base import *  # noqa: E402, F403
