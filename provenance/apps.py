@@ -32,12 +32,16 @@ class ProvenanceConfig(AppConfig):
 
         warm_up_register("kinds", kinds_load)
 
-        def wide_load() -> None:
-            # The resolver's second reading of meaning: unpacked on a machine's first start, then seconds to load.
-            from dellm_site.ai.embedding import get_wide_embedder
+        from django.conf import settings
 
-            wide = get_wide_embedder()
-            if wide is not None:
-                wide.embed_one("warm up")
+        if settings.DELLM_WIDE_EMBEDDER:
+            def wide_load() -> None:
+                # The resolver's second reading of meaning, where it is on: unpacked on a machine's first start,
+                # then seconds to load.
+                from dellm_site.ai.embedding import get_wide_embedder
 
-        warm_up_register("wide", wide_load)
+                wide = get_wide_embedder()
+                if wide is not None:
+                    wide.embed_one("warm up")
+
+            warm_up_register("wide", wide_load)
