@@ -12,6 +12,7 @@ from django.db import connection, transaction
 from dellm_site.ai.embedding import get_embedder, get_wide_embedder
 
 from .models import Embedding, Node
+from .retrieval import vector_literal
 
 logger = logging.getLogger(__name__)
 
@@ -137,6 +138,12 @@ WHERE e.node_id = ANY(%s) AND e.wide IS NULL AND e.retrievable AND e.kind IN ('m
 ORDER BY e.node_id
 """
 
+_WIDE_WRITE_SQL = """
+UPDATE memory_embedding e SET wide = w.vector::vector
+FROM unnest(%s::bigint[], %s::text[]) AS w(node_id, vector)
+WHERE e.node_id = w.node_id AND e.wide IS NULL
+"""
+
 
 def wide_later(node_ids: list[int]) -> None:
     """Queue the second reading of these nodes for when the transaction storing their first vector commits (a
@@ -162,7 +169,7 @@ def wide_store(*, node_ids: list[int]) -> list[int]:
         return []
     texts = sorted({content for _, content in rows})
     vectors = dict(zip(texts, wide.embed(texts), strict=True))
-    # Written only where still without one (a first vector rewritten meanwhile cleared it, to be read again).
-    for pk, content in rows:
-        Embedding.objects.filter(node_id=pk, wide__isnull=True).update(wide=vectors[content].tolist())
+    # One statement for all, and only where still without one (a first vector rewritten meanwhile cleared it).
+    with connection.cursor() as cursor:
+        cursor.execute(_WIDE_WRITE_SQL, [[pk for pk, _ in rows], [vector_literal(vectors[c]) for _, c in rows]])
     return [pk for pk, _ in rows]

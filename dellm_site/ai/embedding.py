@@ -111,16 +111,7 @@ class LocalEmbedder(Embedder):
         return MiniLM(path, batch_size=self.batch_size)
 
     def _sentence_transformers_model(self, path):
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-        import torch
-        from sentence_transformers import SentenceTransformer
-
-        if self.threads > 0:
-            torch.set_num_threads(self.threads)
-        return _SentenceTransformersEncoder(
-            SentenceTransformer(str(path), device="cpu", local_files_only=True), batch_size=self.batch_size
-        )
+        return _SentenceTransformersEncoder(_sentence_transformer(path, self.threads), batch_size=self.batch_size)
 
     def embed(self, texts: list[str]) -> np.ndarray:
         if not texts:
@@ -152,6 +143,19 @@ class LocalEmbedder(Embedder):
     def count_tokens(self, text: str) -> int:
         """How many of the model's tokens ``text`` is (uncut, without special tokens)."""
         return self._load().count_tokens(text)
+
+
+def _sentence_transformer(path, threads: int):
+    """A sentence-transformers model read from ``path`` only (never a hub), on the CPU with ``threads`` torch
+    threads (0: torch's default)."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    import torch
+    from sentence_transformers import SentenceTransformer
+
+    if threads > 0:
+        torch.set_num_threads(threads)
+    return SentenceTransformer(str(path), device="cpu", local_files_only=True)
 
 
 class _SentenceTransformersEncoder:
@@ -242,15 +246,7 @@ class WideEmbedder(Embedder):
                 started = time.perf_counter()
                 from .mpnet import model_path
 
-                path = model_path(self.directory)
-                os.environ.setdefault("HF_HUB_OFFLINE", "1")
-                os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-                import torch
-                from sentence_transformers import SentenceTransformer
-
-                if self.threads > 0:
-                    torch.set_num_threads(self.threads)
-                model = SentenceTransformer(str(path), device="cpu", local_files_only=True)
+                model = _sentence_transformer(model_path(self.directory), self.threads)
                 if model.get_embedding_dimension() != self.dimensions:
                     raise EmbeddingError(f"The wide model gives {model.get_embedding_dimension()}-d vectors; "
                                          f"{self.dimensions}-d were expected.")
