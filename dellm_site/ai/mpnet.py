@@ -41,6 +41,8 @@ AGREEMENT = 0.9999
 PROBES = ("Please forget where I live.", "I have a tortoise called Sheldon.", "x",
           "My sister moved to Leeds last spring, and since then she has been working nights at the hospital "
           "while studying for her nursing exams, " * 12)
+# Padding tokens a text may add to the batch it joins (``_batches``).
+PADDING = 20
 NEEDED = ("config.json", "config_sentence_transformers.json", "modules.json", "sentence_bert_config.json",
           "special_tokens_map.json", "tokenizer.json", "tokenizer_config.json", "vocab.txt", "1_Pooling/config.json",
           WEIGHTS)
@@ -176,17 +178,36 @@ class MPNet:
         self.dimensions = int(self.session.get_outputs()[0].shape[-1])
         self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         self.tokenizer.enable_truncation(max_length=MAX_TOKENS)
-        self.tokenizer.enable_padding(pad_id=self.tokenizer.token_to_id("<pad>"), pad_token="<pad>")
+        self.tokenizer.no_padding()  # the file pads every text to 128 tokens; encode pads a batch to its longest
+        self.pad = self.tokenizer.token_to_id("<pad>")
         self.batch_size = batch_size
 
     def encode(self, texts: list[str]) -> np.ndarray:
         out = np.zeros((len(texts), self.dimensions), dtype=np.float32)
-        # Texts of like length together, so that a batch pads little.
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        for start in range(0, len(order), self.batch_size):
-            rows = order[start:start + self.batch_size]
-            encoded = self.tokenizer.encode_batch([texts[i] for i in rows])
-            ids = np.asarray([e.ids for e in encoded], dtype=np.int64)
-            mask = np.asarray([e.attention_mask for e in encoded], dtype=np.int64)
+        encoded = self.tokenizer.encode_batch(list(texts))
+        for rows in _batches([len(e.ids) for e in encoded], self.batch_size):
+            width = max(len(encoded[i].ids) for i in rows)
+            ids = np.full((len(rows), width), self.pad, dtype=np.int64)
+            mask = np.zeros((len(rows), width), dtype=np.int64)
+            for row, i in enumerate(rows):
+                ids[row, :len(encoded[i].ids)] = encoded[i].ids
+                mask[row, :len(encoded[i].ids)] = 1
             out[rows] = self.session.run(None, {"ids": ids, "mask": mask})[0]
         return out
+
+
+def _batches(lengths: list[int], size: int) -> list[list[int]]:
+    """Texts read together, shortest first. A short text's reading costs mostly one pass over the weights, which
+    texts read together share; a longer one's, the work on its tokens, which padding adds to. So a text joins the
+    batch before it while the padding that adds stays within PADDING tokens (here a pass over the weights costs
+    about as much as twenty tokens' work): a 20-token request read with three 5-token targets took 78 ms, apart
+    from them 68 ms; two texts of 6 and 14 tokens, 39 ms together and 45 ms apart."""
+    order = sorted(range(len(lengths)), key=lengths.__getitem__)
+    batches: list[list[int]] = []
+    for i in order:
+        last = batches[-1] if batches else None
+        if last and len(last) < size and len(last) * (lengths[i] - lengths[last[-1]]) <= PADDING:
+            last.append(i)
+        else:
+            batches.append([i])
+    return batches
