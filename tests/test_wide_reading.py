@@ -96,6 +96,16 @@ def test_onnx_runtime_reads_as_sentence_transformers_does():
     assert (alone * expected).sum(axis=1).min() > 0.9999
 
 
+def test_texts_of_like_length_are_read_together():
+    """Short texts share one pass; a long one goes apart where padding the short ones to it would cost more than
+    a pass of its own; a batch never holds more than its size."""
+    assert mpnet._batches([5, 4, 8], 32) == [[1, 0, 2]]
+    assert mpnet._batches([20, 5, 4, 8], 32) == [[2, 1, 3], [0]]
+    assert mpnet._batches([6, 14], 32) == [[0, 1]]
+    assert [len(b) for b in mpnet._batches([7] * 5, 2)] == [2, 2, 1]
+    assert sorted(i for b in mpnet._batches([30, 3, 12, 3, 90], 32) for i in b) == [0, 1, 2, 3, 4]
+
+
 def test_a_graph_that_reads_differently_is_not_kept(tmp_path, monkeypatch):
     """Where the traced graph disagrees with the weights (here: its vectors turned around), the first use fails
     with a clear reason and leaves no graph that a later start would trust."""
