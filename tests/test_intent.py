@@ -67,6 +67,7 @@ ORDINARY = [
     "i keep forgeting my pin at the cash machine",
     "how do i delet old screenshots off my phone",
     "rember to buy milk on the way home",
+    "I have 300 duplicate photos on my laptop, delete those.",
 ]
 
 
@@ -391,6 +392,20 @@ def test_negated_deletion_asks_to_keep(text):
 )
 def test_passive_and_decorated_requests_are_recognised(text):
     assert intent.intent_detect(text).outcome in ("forget", "ask")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Both my dad's heart surgery and his wanting to sell the farm before Christmas — forget those.",
+        "My brother's gambling debts and him lying to our parents about the house — forget those.",
+    ],
+)
+def test_things_named_first_then_a_request_closing_the_message_is_sure(text):
+    """"forget those" closing the message asks as "forget them" does: sure, not only asked about."""
+    found = intent.intent_detect(text)
+    assert found.outcome == "forget", found
+    assert len(found.targets) == 2
 
 
 def test_forget_request_target_joins_targets_and_keeps_none_for_ordinary_messages():

@@ -174,8 +174,9 @@ _ASK = (r"(?:(?:can|could|would|will|won't) you|you to|is there (?:a|any) way (?
         r"(?:ask|request|demand|insist|require|prefer) that you|i hope you(?: can| could| will|'ll)?)")
 _REQUEST = re.compile(
     rf"(?:{_LEAD}|\b{_ASK}\s+(?:please\s+|just\s+|kindly\s+)?)(?:{IMPERATIVE_VERBS})\b"
-    # "... is none of your business forget it": the request closes the message.
-    rf"|\b(?:{IMPERATIVE_VERBS}) (?:it|that|this|them|all of it)\W*$"
+    # "... is none of your business forget it", "my divorce and the custody fight, forget those": the request closes
+    # the message, what it names said before it.
+    rf"|\b(?:{IMPERATIVE_VERBS}) (?:it|that|this|them|all of it|those|these|both(?: of them)?|all of them)\W*$"
     # The verb last, as Hindi and telegraphic English put it: "aadhaar wala number hata do" -> "... remove pls"
     rf"|(?<!\bto )(?<!\bi )(?<!\bwe )(?<!\bthey )(?<!\bwill )(?<!\bshould )(?<!\bcan )(?<!\bcould )(?<!\bnot )"
     rf"(?<!\bhow )(?<!\bwhat )\b(?:{_BASE_VERBS})(?:[ ,]+(?:pls|please|plz|yaar|na|bro|ok|okay|now|asap))*[.!\s]*$"
