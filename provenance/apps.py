@@ -32,6 +32,15 @@ class ProvenanceConfig(AppConfig):
 
         warm_up_register("kinds", kinds_load)
 
+        def spelling_load() -> None:
+            # The English word list a mistyped target is read against: about 400 ms to build, which a user's
+            # first Forget in words would otherwise wait for.
+            from .forgetting.spelling import english_load
+
+            english_load()
+
+        warm_up_register("spelling", spelling_load)
+
         from django.conf import settings
 
         if settings.DELLM_WIDE_EMBEDDER:

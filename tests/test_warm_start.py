@@ -12,7 +12,7 @@ import pytest
 
 from dellm_site import warmup
 from dellm_site.ai import embedding
-from provenance.forgetting import categories, intent
+from provenance.forgetting import categories, intent, spelling
 from tests.conftest import app_env, start_web, start_worker
 
 MODEL_LOADED = "embedder: loaded"
@@ -61,6 +61,7 @@ def fresh_warmup(monkeypatch):
     # The kinds of information are embedded by the same model, into a cache of their own for this test only.
     monkeypatch.setattr(categories, "get_embedder", lambda: embedder)
     monkeypatch.setattr(categories, "_cache", {})
+    spelling._english.cache_clear()  # built again by the warm-up
     monkeypatch.setattr(warmup, "_thread", None)
     monkeypatch.setattr(warmup, "_state", {"status": "not started", "ms": None})
     yield embedder
@@ -87,7 +88,10 @@ def test_a_turn_during_the_load_waits_for_the_same_load(fresh_warmup):
     assert len(got) == 1 and got[0].shape == (384,)
     assert SlowModel.built == 1
     state = warmup.warm_state()
-    assert state["status"] == "ready" and set(state["steps"]) == {"embedder", "intent", "kinds", "llm", "database"}
+    assert state["status"] == "ready"
+    assert set(state["steps"]) == {"embedder", "intent", "kinds", "spelling", "llm", "database"}
+    # The word list a mistyped target is read against is built too, not left to the first Forget in words.
+    assert spelling._english.cache_info().currsize == 1
 
 
 def test_the_test_process_and_the_processes_it_starts_do_not_warm_up_unless_asked(settings, transactional_db):

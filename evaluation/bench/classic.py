@@ -28,6 +28,7 @@ from memory.retrieval import context_retrieve
 from memory.summaries import summary_refresh
 from provenance.forgetting import services as forget
 from provenance.forgetting.categories import kinds
+from provenance.forgetting.spelling import english_load
 from provenance.models import DeletionRequest
 from provenance.selectors import dep_ids
 
@@ -141,6 +142,7 @@ def classic_measure(*, messages: int, repeat: int, stdout) -> tuple[dict, dict]:
 
     preview_runs = []
     kinds()  # loaded by a server's warm-up at start (dellm_site.warmup), before its first preview
+    english_load()  # so is the word list a mistyped target is read against
     if get_wide_embedder() is not None:  # so is the resolver's second reading
         get_wide_embedder().embed_one("warm up")
     for query in PREVIEW_REQUESTS * max(1, -(-max(20, repeat) // len(PREVIEW_REQUESTS))):

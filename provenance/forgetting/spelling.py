@@ -59,6 +59,11 @@ def _english() -> _Lexicon:
     return _lexicon(words, common, {w: counts[w] for w in words[:common]})
 
 
+def english_load() -> None:
+    """Build the English lexicon now (a process's warm-up), not on the first request that needs it."""
+    _english()
+
+
 def _letters_left_out(typo: str, word: str) -> bool:
     """Is ``typo`` ``word`` with letters left out ("pils" of "pills", "stok" of "stock")?"""
     letters = iter(word)
