@@ -11,7 +11,7 @@ from django.db import connection, transaction
 
 from dellm_site.ai.embedding import get_embedder, get_wide_embedder
 
-from .models import Embedding, Node
+from .models import Embedding, Node, NodeKind
 from .retrieval import vector_literal
 
 logger = logging.getLogger(__name__)
@@ -31,7 +31,7 @@ def embedding_store(*, node_id: int, vector: np.ndarray | None = None, owner_id:
     embedding, _ = Embedding.objects.update_or_create(
         node=node, owner_id=node.owner_id, defaults={"vector": vector.tolist(), "backend": embedder.name, "wide": None}
     )
-    wide_later([node.pk])
+    wide_later([node.pk] if _wide_due(node) else [])
     return embedding
 
 
@@ -41,8 +41,16 @@ def embedding_add(*, node: Node, vector: np.ndarray) -> Embedding:
     embedding = Embedding.objects.create(
         node=node, owner_id=node.owner_id, vector=vector.tolist(), backend=get_embedder().name
     )
-    wide_later([node.pk])
+    wide_later([node.pk] if _wide_due(node) else [])
     return embedding
+
+
+def _wide_due(node: Node) -> bool:
+    """Can a request name ``node``, so that it needs a second reading (the rows ``_WIDE_DUE_SQL`` reads)? A reply
+    of the assistant's, a summary or a node kept out of retrieval is never queued; where the role is not known
+    (a bare node row), the task decides."""
+    return (node.kind in (NodeKind.MESSAGE, NodeKind.FACT) and node.retrievable
+            and getattr(node, "role", None) != "assistant")
 
 
 def text_embed(*, text: str) -> list[float]:

@@ -121,6 +121,26 @@ def test_a_graph_that_reads_differently_is_not_kept(tmp_path, monkeypatch):
     assert not (copy / mpnet.ONNX).exists()
 
 
+@pytest.mark.django_db
+def test_only_what_a_request_can_name_is_queued_for_a_second_reading(user, django_capture_on_commit_callbacks):
+    """A summary never needs the second reading: storing its vector queues nothing; a statement's queues it."""
+    from memory.embeddings import embedding_store
+    from memory.models import Summary
+
+    conversation = services.conversation_create(user=user)
+    summary = Summary.objects.create(owner=user, conversation=conversation, content="The user keeps a tortoise.")
+    statement = Message.objects.create(conversation=conversation, owner=user, role="user",
+                                       content="I have a tortoise called Sheldon.")
+    vector = np.ones(384, dtype=np.float32)
+    with override_settings(**WIDE_ON):
+        with django_capture_on_commit_callbacks() as queued:
+            embedding_store(node_id=summary.pk, vector=vector)
+        assert queued == []
+        with django_capture_on_commit_callbacks() as queued:
+            embedding_store(node_id=statement.pk, vector=vector)
+        assert len(queued) == 1
+
+
 def test_off_means_no_second_reading():
     assert get_wide_embedder() is None  # the suite's default
     with override_settings(DELLM_WIDE_EMBEDDER=None):
