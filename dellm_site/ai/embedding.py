@@ -247,7 +247,7 @@ class WideEmbedder(Embedder):
                 from .mpnet import MPNet, onnx_path
 
                 graph = onnx_path(self.directory)
-                model = MPNet(graph.parent, graph=graph, threads=self.threads, batch_size=self.batch_size)
+                model = MPNet(graph.parent, graph, threads=self.threads, batch_size=self.batch_size)
                 if model.dimensions != self.dimensions:
                     raise EmbeddingError(f"The wide model gives {model.dimensions}-d vectors; "
                                          f"{self.dimensions}-d were expected.")

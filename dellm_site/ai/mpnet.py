@@ -32,7 +32,6 @@ FOLDER = "all-mpnet-base-v2"
 WEIGHTS = "model.safetensors"
 # sha256 of model.safetensors in the pinned parts: the weights every number in the README was measured with.
 WEIGHTS_SHA256 = "78c0197b6159d92658e319bc1d72e4c73a9a03dd03815e70e555c5ef05615658"
-# What sentence-transformers reads; the archive also holds a model card and desktop.ini files.
 ONNX = "model.onnx"
 # The longest input sentence-transformers reads (sentence_bert_config.json); longer texts are cut, as it cuts them.
 MAX_TOKENS = 384
@@ -43,6 +42,7 @@ PROBES = ("Please forget where I live.", "I have a tortoise called Sheldon.", "x
           "while studying for her nursing exams, " * 12)
 # Padding tokens a text may add to the batch it joins (``_batches``).
 PADDING = 20
+# What sentence-transformers reads; the archive also holds a model card and desktop.ini files.
 NEEDED = ("config.json", "config_sentence_transformers.json", "modules.json", "sentence_bert_config.json",
           "special_tokens_map.json", "tokenizer.json", "tokenizer_config.json", "vocab.txt", "1_Pooling/config.json",
           WEIGHTS)
@@ -127,11 +127,11 @@ def onnx_path(directory: str | os.PathLike) -> Path:
 
 def _export(folder: Path, out: Path) -> None:
     """Trace the model with its pooling into ``out`` and check it against sentence-transformers."""
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
     import torch
-    from sentence_transformers import SentenceTransformer
 
-    library = SentenceTransformer(str(folder), device="cpu", local_files_only=True)
+    from .embedding import _sentence_transformer
+
+    library = _sentence_transformer(folder, threads=0)
 
     class Pooled(torch.nn.Module):
         def __init__(self, encoder):
@@ -154,7 +154,7 @@ def _export(folder: Path, out: Path) -> None:
                           dynamic_axes={"ids": {0: "texts", 1: "tokens"}, "mask": {0: "texts", 1: "tokens"}},
                           dynamo=False)
     expected = library.encode(list(PROBES), normalize_embeddings=True)
-    found = MPNet(folder, graph=out).encode(list(PROBES))
+    found = MPNet(folder, out).encode(list(PROBES))
     agreement = float((expected * found).sum(axis=1).min())
     if agreement < AGREEMENT:
         out.unlink()
@@ -165,7 +165,8 @@ def _export(folder: Path, out: Path) -> None:
 class MPNet:
     """all-mpnet-base-v2 run by ONNX Runtime: ``encode(texts)`` gives unit vectors, as sentence-transformers does."""
 
-    def __init__(self, folder: Path, graph: Path | None = None, threads: int = 1, batch_size: int = 32):
+    def __init__(self, folder: Path, graph: Path, threads: int = 1, batch_size: int = 32):
+        """``folder``: the unpacked model (its tokenizer); ``graph``: its ONNX graph (``onnx_path``)."""
         import onnxruntime
         from tokenizers import Tokenizer
 
@@ -173,7 +174,7 @@ class MPNet:
         if threads > 0:
             options.intra_op_num_threads = threads
             options.inter_op_num_threads = 1
-        self.session = onnxruntime.InferenceSession(str(graph or folder / ONNX), options,
+        self.session = onnxruntime.InferenceSession(str(graph), options,
                                                     providers=["CPUExecutionProvider"])
         self.dimensions = int(self.session.get_outputs()[0].shape[-1])
         self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))

@@ -308,8 +308,9 @@ class _View:
     vector: np.ndarray
     lexemes: set[str]
     respelt: np.ndarray | None = None  # the vector of the text with its typos read as words (``spelt_for_meaning``)
-    wide: np.ndarray | None = None  # the second reading of the text (``DELLM_WIDE_EMBEDDER``), where it is on
-    first_only: bool = False  # scored by the first reading alone (the whole request, see WIDE_CONTEXT_TARGETS)
+    # The second reading of the text (``DELLM_WIDE_EMBEDDER``), where it is on and the text is read by it (the whole
+    # request is not, past WIDE_CONTEXT_TARGETS things): without it, the view is scored by the first reading alone.
+    wide: np.ndarray | None = None
 
 
 _LINKING = frozenset("a an the my your ur his her our their of for and to in on at i me is was".split())
@@ -430,10 +431,7 @@ class _Scorer:
 
     def score(self, view: _View) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, str | None]:
         words = self.words(view.lexemes)
-        reads_wide = self.wide is not None and not view.first_only
-        if reads_wide and view.wide is None:  # a view read only when it is needed (the gist)
-            view.wide = np.asarray(get_wide_embedder().embed_one(view.text), dtype=np.float32)
-        wide = self.wide @ view.wide if reads_wide else None
+        wide = self.wide @ view.wide if self.wide is not None and view.wide is not None else None
         found = self._scored(view.vector, words, wide)
         if view.respelt is None:
             return found
@@ -519,8 +517,7 @@ def resolve(
     texts = [*targets, *([context] if use_context else []), *([fallback] if use_fallback else []), *spared]
     lexemes = iter(_lexemes(texts))
     views = [_View(t, v, next(lexemes)) for t, v in zip(targets, target_vectors, strict=True)]
-    context_view = (_View(context, context_vec, next(lexemes), first_only=len(targets) > WIDE_CONTEXT_TARGETS)
-                    if use_context else None)
+    context_view = _View(context, context_vec, next(lexemes)) if use_context else None
     fallback_view = _View(fallback, fallback_vec, next(lexemes)) if use_fallback else None
     spared_views = [_View(t, v, next(lexemes)) for t, v in zip(spared, spared_vecs, strict=True)]
     if not views and fallback_view is None:
@@ -568,7 +565,8 @@ def resolve(
     if scorer.wide is not None:
         # The targets, the whole request, what it keeps and the gist, in one call: a short text costs little beside
         # the others (``dellm_site.ai.mpnet._batches``), where a call of its own later cost a pass over the weights.
-        read = [*views, *([context_view] if context_view and not context_view.first_only else []), *spared_views,
+        wide_context = context_view is not None and len(targets) <= WIDE_CONTEXT_TARGETS
+        read = [*views, *([context_view] if wide_context else []), *spared_views,
                 *([fallback_view] if fallback_view else [])]
         for view, vector in zip(read, get_wide_embedder().embed([view.text for view in read]), strict=True):
             view.wide = np.asarray(vector, dtype=np.float32)
