@@ -17,18 +17,20 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from dataclasses import dataclass
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from chat.models import Conversation, Message, Role
-from dellm_site.ai.embedding import get_embedder
+from dellm_site.ai.embedding import get_embedder, get_wide_embedder
 from dellm_site.ai.llm import get_llm
 from dellm_site.errors import ApplicationError
 from memory.embeddings import wide_store
 from memory.graph import edges_record
 from memory.models import Embedding, Fact
+from provenance.forgetting import resolution as resolver
 from provenance.forgetting.intent_targets import request_gist
 from provenance.forgetting.matching import resolved_matches
 from provenance.forgetting.services import request_targets
@@ -112,7 +114,52 @@ def resolution_evaluate(personas: list[dict]) -> dict:
     return {"splits": {key: tally.as_dict() for key, tally in sorted(tallies.items())}, "misses": misses[:40]}
 
 
-def conversation_resolution_evaluate(rows: list[dict]) -> dict:
+@contextmanager
+def resolver_settings(overrides: dict[str, float | int]):
+    """The resolver's constants (``provenance.forgetting.resolution``: ``MATCH_GAP``, ``WIDE_WEIGHT``...) set to
+    ``overrides`` for the block, and put back after it. An unknown name is refused: a typo would score the shipped
+    settings under another name."""
+    unknown = sorted(name for name in overrides if not (name.isupper() and hasattr(resolver, name)))
+    if unknown:
+        raise ValueError(f"no such resolver setting: {', '.join(unknown)}")
+    before = {name: getattr(resolver, name) for name in overrides}
+    try:
+        for name, value in overrides.items():
+            setattr(resolver, name, value)
+        yield
+    finally:
+        for name, value in before.items():
+            setattr(resolver, name, value)
+
+
+@contextmanager
+def _embeddings_remembered():
+    """Each distinct text embedded once by both readings for the block: a request resolved under several settings
+    is read once."""
+    patched = []
+    for embedder in (get_embedder(), get_wide_embedder()):
+        if embedder is None or "embed" in vars(embedder):
+            continue
+        known: dict[str, object] = {}
+        read = embedder.embed
+
+        def embed(texts, read=read, known=known):
+            texts = list(texts)
+            new = [text for text in dict.fromkeys(texts) if text not in known]
+            if new:
+                known.update(zip(new, read(new), strict=True))
+            return [known[text] for text in texts]
+
+        embedder.embed = embed
+        patched.append(embedder)
+    try:
+        yield
+    finally:
+        for embedder in patched:
+            del embedder.embed
+
+
+def conversation_resolution_evaluate(rows: list[dict], settings: list[dict] | None = None) -> dict | list[dict]:
     """Right-item and other-item rates for a set of users, each with ten statements and requests that name one
     or several of them.
 
@@ -122,13 +169,16 @@ def conversation_resolution_evaluate(rows: list[dict]) -> dict:
     statement is. A request naming several is also counted apart (``several``), with the share of the statements
     it names that are matched (``named_matched_rate``). A request whose text names nothing readable counts as a
     miss.
+
+    With ``settings`` (a list of overrides of the resolver's constants, see ``resolver_settings``), the statements
+    are stored once and every request is resolved under each in turn; one result per entry is returned, in order.
     """
+    runs = settings if settings is not None else [{}]
     users = {row["user"]: row["statements"] for row in rows if row["type"] == "user"}
     requests = [row for row in rows if row["type"] == "request"]
-    tally, several, misses = Tally(), Tally(), []
-    named = named_found = 0
+    found = [_Found() for _ in runs]
     User = get_user_model()
-    with transaction.atomic():
+    with transaction.atomic(), _embeddings_remembered():
         ids = {}
         for name, statements in users.items():
             user = User.objects.create(username=f"resolution-{name}"[:150])
@@ -136,31 +186,50 @@ def conversation_resolution_evaluate(rows: list[dict]) -> dict:
         for row in requests:
             user, stored = ids[row["user"]]
             indexes = row["target"] if isinstance(row["target"], list) else [row["target"]]
-            right = {stored[i] for i in indexes}
-            try:
-                matched, related = resolved_matches(
-                    user=user, targets=request_targets(row["text"]), fallback=request_gist(row["text"]),
-                    context=row["text"],
-                )
-            except ApplicationError:
-                matched, related = {}, []
-            others = (set(matched) & set(stored)) - right
-            offered = {r["id"] for r in related}
-            for counted in (tally, several) if len(indexes) > 1 else (tally,):
-                counted.requests += 1
-                counted.right += right <= set(matched)
-                counted.other += bool(others)
-                counted.related_right += bool(right - set(matched)) and (right - set(matched)) <= offered
-            named += len(right)
-            named_found += len(right & set(matched))
-            if not right <= set(matched) or others:
-                misses.append({"request": row["text"],
-                               "statement": " | ".join(users[row["user"]][i] for i in indexes),
-                               "right_matched": right <= set(matched),
-                               "others": sorted(users[row["user"]][stored.index(o)] for o in others)})
+            for run, overrides in zip(found, runs, strict=True):
+                with resolver_settings(overrides):
+                    try:
+                        matched, related = resolved_matches(
+                            user=user, targets=request_targets(row["text"]), fallback=request_gist(row["text"]),
+                            context=row["text"],
+                        )
+                    except ApplicationError:
+                        matched, related = {}, []
+                run.count(row["text"], [users[row["user"]][i] for i in indexes], {stored[i] for i in indexes},
+                          stored, users[row["user"]], set(matched), {r["id"] for r in related})
         transaction.set_rollback(True)  # nothing of the check stays in the database
-    found = {"all": {**tally.as_dict(), "named_matched_rate": round(named_found / (named or 1), 4)},
-             "misses": misses[:40]}
-    if several.requests:
-        found["several"] = several.as_dict()
-    return found
+    results = [run.as_dict() for run in found]
+    return results if settings is not None else results[0]
+
+
+@dataclass
+class _Found:
+    """One setting's tallies over a request set."""
+
+    tally: Tally = field(default_factory=Tally)
+    several: Tally = field(default_factory=Tally)
+    named: int = 0
+    named_found: int = 0
+    misses: list[dict] = field(default_factory=list)
+
+    def count(self, request: str, named: list[str], right: set[int], stored: list[int], statements: list[str],
+              matched: set[int], offered: set[int]) -> None:
+        others = (matched & set(stored)) - right
+        for counted in (self.tally, self.several) if len(right) > 1 else (self.tally,):
+            counted.requests += 1
+            counted.right += right <= matched
+            counted.other += bool(others)
+            counted.related_right += bool(right - matched) and (right - matched) <= offered
+        self.named += len(right)
+        self.named_found += len(right & matched)
+        if not right <= matched or others:
+            self.misses.append({"request": request, "statement": " | ".join(named),
+                                "right_matched": right <= matched,
+                                "others": sorted(statements[stored.index(o)] for o in others)})
+
+    def as_dict(self) -> dict:
+        found = {"all": {**self.tally.as_dict(), "named_matched_rate": round(self.named_found / (self.named or 1), 4)},
+                 "misses": self.misses[:40]}
+        if self.several.requests:
+            found["several"] = self.several.as_dict()
+        return found
