@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 
 from django.contrib.auth import get_user_model
@@ -34,6 +34,8 @@ from provenance.forgetting import resolution as resolver
 from provenance.forgetting.intent_targets import request_gist
 from provenance.forgetting.matching import resolved_matches
 from provenance.forgetting.services import request_targets
+
+from .systems.common import embedding_cache
 
 STYLES = ("verbatim", "value", "category")
 
@@ -132,33 +134,6 @@ def resolver_settings(overrides: dict[str, float | int]):
             setattr(resolver, name, value)
 
 
-@contextmanager
-def _embeddings_remembered():
-    """Each distinct text embedded once by both readings for the block: a request resolved under several settings
-    is read once."""
-    patched = []
-    for embedder in (get_embedder(), get_wide_embedder()):
-        if embedder is None or "embed" in vars(embedder):
-            continue
-        known: dict[str, object] = {}
-        read = embedder.embed
-
-        def embed(texts, read=read, known=known):
-            texts = list(texts)
-            new = [text for text in dict.fromkeys(texts) if text not in known]
-            if new:
-                known.update(zip(new, read(new), strict=True))
-            return [known[text] for text in texts]
-
-        embedder.embed = embed
-        patched.append(embedder)
-    try:
-        yield
-    finally:
-        for embedder in patched:
-            del embedder.embed
-
-
 def conversation_resolution_evaluate(rows: list[dict], settings: list[dict] | None = None) -> dict | list[dict]:
     """Right-item and other-item rates for a set of users, each with ten statements and requests that name one
     or several of them.
@@ -178,7 +153,9 @@ def conversation_resolution_evaluate(rows: list[dict], settings: list[dict] | No
     requests = [row for row in rows if row["type"] == "request"]
     found = [_Found() for _ in runs]
     User = get_user_model()
-    with transaction.atomic(), _embeddings_remembered():
+    with transaction.atomic(), ExitStack() as stack:
+        for embedder in {get_embedder(), get_wide_embedder()} - {None}:  # a request is read once for every setting
+            stack.enter_context(embedding_cache(embedder))
         ids = {}
         for name, statements in users.items():
             user = User.objects.create(username=f"resolution-{name}"[:150])
