@@ -26,6 +26,7 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from unittest import mock
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -278,14 +279,8 @@ def _stage_timers(stages: dict[str, float]) -> Iterator[None]:
         "get_llm": timed_llm(turns.get_llm),
         "get_embedder": timed_embedder(turns.get_embedder),
     }
-    originals = {name: getattr(turns, name) for name in wrapped}
-    try:
-        for name, fn in wrapped.items():
-            setattr(turns, name, fn)
+    with mock.patch.multiple(turns, **wrapped):
         yield
-    finally:
-        for name, fn in originals.items():
-            setattr(turns, name, fn)
 
 
 @contextlib.contextmanager

@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack, contextmanager, nullcontext
 from dataclasses import dataclass, field
+from unittest import mock
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
@@ -124,14 +125,8 @@ def resolver_settings(overrides: dict[str, float | int]):
     unknown = sorted(name for name in overrides if not (name.isupper() and hasattr(resolver, name)))
     if unknown:
         raise ValueError(f"no such resolver setting: {', '.join(unknown)}")
-    before = {name: getattr(resolver, name) for name in overrides}
-    try:
-        for name, value in overrides.items():
-            setattr(resolver, name, value)
+    with mock.patch.multiple(resolver, **overrides) if overrides else nullcontext():
         yield
-    finally:
-        for name, value in before.items():
-            setattr(resolver, name, value)
 
 
 def conversation_resolution_evaluate(rows: list[dict], settings: list[dict] | None = None) -> dict | list[dict]:
