@@ -65,6 +65,29 @@ def test_several_targets_in_one_request(user):
     assert {lane.pk, salary.pk} <= matched and sheldon.pk not in matched
 
 
+def test_a_request_that_counts_its_targets_matches_one_statement_for_each(user):
+    conversation = services.conversation_create(user=user)
+    for text in ("I left a violent boyfriend called Dario two years ago and I still have a restraining order against "
+                 "him.", "I owe 9,000 pounds on store cards from the months after I left Dario.",
+                 "My flat is at 17 Weaver Street in Leeds, and the landlord never gives out my number.",
+                 "My sister Ana is pregnant and our mum doesn't know yet.", "I take sertraline for anxiety."):
+        say(user, conversation, text)
+    request = "I'd feel safer if you forgot both what I said about Dario and where I live."
+
+    def matched_by(**constants):
+        with pytest.MonkeyPatch.context() as patch:
+            for name, value in constants.items():
+                patch.setattr(resolution, name, value)
+            result = turns.message_post(user=user, conversation_id=conversation.pk, content=request)
+        ids = [e["id"] for e in result.forget_preview["matched"]]
+        return {content[:12] for content in Message.objects.filter(pk__in=ids).values_list("content", flat=True)}
+
+    # "both": two things, and two targets. "Dario" leads the store cards, which name him too, by less than
+    # MATCH_GAP, so alone it would match nothing; counted, it takes the statement about him.
+    assert matched_by() == {"I left a vio", "My flat is a"}
+    assert matched_by(COUNTED_GAP=None) == {"My flat is a"}
+
+
 @pytest.mark.parametrize("text, count", [
     ("forget my address", 1), ("please forget both of my loans", 2), ("delete all three of them", 3),
     ("the two things about my brother", 2), ("bin the health things", None),
@@ -72,6 +95,8 @@ def test_several_targets_in_one_request(user):
     ("the details of the investigation", 1), ("anything about my nest egg", 1),
     ("forget where I live", 1), ("the money I owe my brother", 1),
     ("my card numbers, both bank ones, please forget", 2), ("both the Irish ones", 2), ("both my kids' schools", 1),
+    ("forget both what I said about Dario and where I live", 2), ("both my salary and the loan, please", 2),
+    ("the drunk texts and the pregnancy, let both go", 2), ("both can go", 2),
 ])
 def test_how_many_statements_a_request_names(text, count):
     assert resolution.how_many(text) == count

@@ -50,3 +50,4 @@ def test_the_sets_kept_for_scoring_need_to_be_asked_for():
         call_command("resolution_sweep", sets="independent_zz")
     with pytest.raises(CommandError, match="JSON"):
         call_command("resolution_sweep", "--set", "{MATCH_GAP: 1}", sets="independent_a")
+

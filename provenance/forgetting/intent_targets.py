@@ -900,8 +900,10 @@ def _bare(target: str) -> str:
 # How many things a request says it names.
 _NUMBERS = {"both": 2, "two": 2, "2": 2, "pair": 2, "three": 3, "3": 3, "four": 4, "4": 4}
 # A number of things named, not of anything else: "all three", "the two of them", "both", "two things"; never "the
-# two girls I pay cash" or "both my kids".
-_COUNTED = re.compile(r"\b(?:both(?=\s*(?:$|[,.;:!?\u2013\u2014-]|of\b|(?:the\s+|my\s+)?(?:things|items|bits|facts|"
+# two girls I pay cash" or "both my kids". "Both" before an "and" counts the two things it joins ("forget both my
+# salary and the loan"), as before a verb ("both can go", "let both go").
+_COUNTED = re.compile(r"\b(?:both(?=\s+[^.?!;:\n]{1,80}?\s(?:and|&)\s|\s+(?:can|could|should|must|go|out|away)\b|"
+                      r"\s*(?:$|[,.;:!?\u2013\u2014-]|of\b|(?:the\s+|my\s+)?(?:things|items|bits|facts|"
                       r"details|matters|numbers|ids|debts|loans|one|ones)\b|(?:the\s+|my\s+)?[\w-]+\s+ones\b|please|"
                       r"pls|too|as well|forgotten|gone|"
                       r"deleted|removed|erased|wiped))|(?:all|the|those|these|them)\s+(?P<n>two|three|four|2|3|4)"
